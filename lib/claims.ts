@@ -1,0 +1,139 @@
+// The claim use case: issue a sign-in message, redeem a signed one for a pass, serve the pass
+// file. Routes call these; each returns a value or throws an AppError with a contract code.
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { parseSignInMessageText } from '@solana/wallet-standard-util';
+import { AppError } from './errors';
+import { redact } from './log';
+import { buildPkpass, passFilename } from './passes/pkpass';
+import { decodeBase58, PASS_ID_PATTERN, type ClaimBody } from './schemas';
+import type { Services } from './services';
+import { verifyWalletSignature } from './signature';
+import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
+import { isWalletType, type WalletType } from './wallet-types';
+
+/**
+ * SHA-256 of a secret (nonce, pass id): what the database stores as the lookup key. Threat: an
+ * index lookup compares bytes with an early exit; hashing first means its timing reveals nothing
+ * about the secret an attacker is guessing.
+ */
+function lookupHash(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export type IssuedMessage = SignInFields & { message: string };
+
+export async function issueMessage(services: Services, publicKey: string): Promise<IssuedMessage> {
+  const { config, store } = services;
+  const fields = buildSignInFields(
+    {
+      domain: config.domain,
+      uri: config.publicBaseUrl,
+      statement: config.statement,
+      chainId: config.chainId,
+      ttlSeconds: config.nonceTtlSeconds,
+    },
+    publicKey,
+  );
+  const message = renderSignInMessage(fields);
+  await store.insertMessage({
+    nonceHash: lookupHash(fields.nonce),
+    publicKey,
+    message,
+    issuedAt: new Date(fields.issuedAt),
+    expiresAt: new Date(fields.expirationTime),
+  });
+  return { ...fields, message };
+}
+
+export type ClaimResult = { created: boolean; downloadUrl: string };
+
+/**
+ * Redeems a signed message for the wallet's pass. Checks run cheapest first, and only a holder of
+ * the key learns whether a message was already used or has expired: those answers come after the
+ * signature has verified.
+ */
+export async function claimWalletPass(services: Services, claim: ClaimBody): Promise<ClaimResult> {
+  const { store, log } = services;
+  const notIssued = () => new AppError('message_not_issued', 'This message was not issued by this service for this public key, or it was altered.');
+
+  const nonce = nonceOf(claim.message);
+  if (!nonce) throw notIssued();
+  const nonceHash = lookupHash(nonce);
+  const issued = await store.findMessage(nonceHash);
+  if (!issued || !sameText(issued.publicKey, claim.publicKey)) throw notIssued();
+  const issuedFields = parseSignInMessageText(issued.message) as SignInFields | null;
+  if (!issuedFields || !isIssuedMessage(claim.message, issuedFields)) throw notIssued();
+
+  const signature = decodeBase58(claim.signature)!;
+  const publicKey = decodeBase58(claim.publicKey)!;
+  if (!verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey)) {
+    throw new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
+  }
+
+  const now = new Date();
+  if (issued.usedAt) throw alreadyUsed();
+  if (issued.expiresAt <= now) throw expired();
+
+  const downloadId = randomBytes(32).toString('base64url');
+  const outcome = await store.redeemMessage({
+    nonceHash,
+    publicKey: claim.publicKey,
+    now,
+    newPass: {
+      serialNumber: randomUUID(),
+      downloadId,
+      downloadIdHash: lookupHash(downloadId),
+      publicKey: claim.publicKey,
+      walletType: claim.walletType,
+      claimedAt: now,
+    },
+  });
+  switch (outcome.kind) {
+    case 'already_used':
+      throw alreadyUsed();
+    case 'expired':
+      throw expired();
+    case 'not_issued':
+      throw notIssued();
+    case 'created':
+    case 'existing':
+      log.info(
+        { event: 'pass_claimed', outcome: outcome.kind, publicKey: claim.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(outcome.pass.downloadId) },
+        outcome.kind === 'created' ? 'pass created' : 'returning wallet',
+      );
+      return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, outcome.pass.downloadId) };
+  }
+}
+
+const alreadyUsed = () => new AppError('message_already_used', 'This message was already used to claim. Ask /api/v1/claim/init for a new one.');
+const expired = () => new AppError('message_expired', 'This message has expired. Ask /api/v1/claim/init for a new one.');
+
+function sameText(a: string, b: string): boolean {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)];
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function downloadUrl(services: Services, downloadId: string): string {
+  return `${services.config.publicBaseUrl}/download?pass=${downloadId}`;
+}
+
+export type PassFile = { pkpass: Buffer; etag: string; filename: string };
+
+/** The .pkpass of a download id: built on first download, then served byte-identical from storage. */
+export async function getPassFile(services: Services, passId: string | null): Promise<PassFile> {
+  const notFound = () => new AppError('pass_not_found', 'No pass has this id.');
+  if (!passId || !PASS_ID_PATTERN.test(passId)) throw notFound();
+  const pass = await services.store.findPassByDownloadIdHash(lookupHash(passId));
+  if (!pass) throw notFound();
+  const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
+  const filename = passFilename(walletType);
+  if (pass.pkpass && pass.pkpassEtag) return { pkpass: pass.pkpass, etag: pass.pkpassEtag, filename };
+
+  const built = buildPkpass(
+    { serialNumber: pass.serialNumber, publicKey: pass.publicKey, walletType, claimedAt: pass.claimedAt },
+    services.issuer,
+  );
+  const etag = `"${createHash('sha256').update(built).digest('base64url').slice(0, 32)}"`;
+  const stored = await services.store.savePassFile(pass.serialNumber, built, etag);
+  return { ...stored, filename };
+}

@@ -1,0 +1,247 @@
+// Environment -> typed, validated configuration. The only module that reads process.env.
+// Every variable is optional; a bad value stops start-up with one line naming the variable.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`${variable}: ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_STATEMENT =
+  'Sign this message to prove you own this wallet and claim your wallet pass. No transaction, no fee.';
+
+/** Development identifiers used when no Apple certificates are configured. */
+export const DEV_PASS_TYPE_ID = 'pass.dev.wallet-pass-claim';
+export const DEV_TEAM_ID = 'DEVTEAM000';
+
+const isLoopbackHost = (hostname: string) =>
+  hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `must be a whole number between ${min} and ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+/** One line of text: the sign-in message is line-oriented, so a newline would forge a field. */
+const singleLine = (max: number) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !/[\r\n\u2028\u2029]/.test(s), 'must be a single line');
+
+/** PEM text, or a path to a file holding it. */
+const pemOrPath = z.string().transform((value, ctx) => {
+  const text = value.includes('-----BEGIN') ? value : readTextFile(value, ctx);
+  if (text !== undefined && !text.includes('-----BEGIN')) {
+    ctx.addIssue({ code: 'custom', message: 'is neither PEM text nor a path to a PEM file' });
+  }
+  return text ?? '';
+});
+
+/** JSON text, or a path to a file holding it. */
+const jsonOrPath = z.string().transform((value, ctx) => {
+  const text = value.trim().startsWith('{') ? value : readTextFile(value, ctx);
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not valid JSON (nor a path to a JSON file)' });
+    return {};
+  }
+});
+
+function readTextFile(file: string, ctx: z.RefinementCtx): string | undefined {
+  try {
+    return readFileSync(path.resolve(file), 'utf8');
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `cannot read file "${file}"` });
+    return undefined;
+  }
+}
+
+const serviceAccount = z.object(
+  {
+    client_email: z.string().email(),
+    private_key: z.string().includes('PRIVATE KEY'),
+  },
+  { error: () => 'must be a service account key with client_email and private_key' },
+);
+
+const envSchema = z.object({
+  PORT: integer(1, 65535).default(3000),
+  PUBLIC_BASE_URL: z.string().optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  DATABASE_POOL_SIZE: integer(1, 1000).default(10),
+  DATABASE_TIMEOUT_MS: integer(100, 600_000).default(2000),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(60),
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      if (v === '' || v === 'false' || v === '0') return 0;
+      if (v === 'true') return 1;
+      if (/^\d+$/.test(v) && Number(v) <= 32) return Number(v);
+      ctx.addIssue({ code: 'custom', message: 'must be true, false, or a number of proxy hops (1-32)' });
+      return 0;
+    })
+    .default(0),
+  NONCE_TTL_SECONDS: integer(1, 7 * 24 * 3600).default(600),
+  SOLANA_CHAIN_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be a chain id such as mainnet, devnet or solana:mainnet')
+    .default('mainnet'),
+  CLAIM_STATEMENT: singleLine(500).default(DEFAULT_STATEMENT),
+  PASS_ORGANIZATION_NAME: singleLine(64).default('Wallet Pass'),
+  PASS_DESCRIPTION: singleLine(128).default('Solana wallet pass'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  APPLE_PASS_TYPE_ID: z
+    .string()
+    .regex(/^pass\.[A-Za-z0-9.-]+$/, 'must look like pass.com.example.name')
+    .optional(),
+  APPLE_TEAM_ID: z.string().regex(/^[A-Z0-9]{10}$/, 'must be the 10-character Apple team id').optional(),
+  APPLE_SIGNER_CERT: pemOrPath.optional(),
+  APPLE_SIGNER_KEY: pemOrPath.optional(),
+  APPLE_SIGNER_KEY_PASSPHRASE: z.string().optional(),
+  APPLE_WWDR_CERT: pemOrPath.optional(),
+  GOOGLE_WALLET_ISSUER_ID: z.string().regex(/^\d{5,25}$/, 'must be the numeric issuer id').optional(),
+  GOOGLE_SERVICE_ACCOUNT: jsonOrPath.pipe(serviceAccount).optional(),
+});
+
+export type AppleSigning = {
+  passTypeIdentifier: string;
+  teamIdentifier: string;
+  signerCertPem: string;
+  signerKeyPem: string;
+  signerKeyPassphrase?: string;
+  wwdrCertPem: string;
+};
+
+export type Config = {
+  port: number;
+  /** Origin without a trailing slash, e.g. https://passes.example.com */
+  publicBaseUrl: string;
+  /** host[:port] of publicBaseUrl: the domain of every sign-in message. */
+  domain: string;
+  dataDir: string;
+  databaseUrl?: string;
+  databasePoolSize: number;
+  databaseTimeoutMs: number;
+  redisUrl?: string;
+  rateLimitPerMinute: number;
+  /** Number of trusted proxies in front of the service; 0 ignores X-Forwarded-For. */
+  trustProxyHops: number;
+  nonceTtlSeconds: number;
+  chainId: string;
+  statement: string;
+  organizationName: string;
+  passDescription: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Set when real Apple certificates are configured; otherwise a development chain is used. */
+  apple?: AppleSigning;
+  google?: { issuerId: string; clientEmail: string; privateKeyPem: string };
+};
+
+type Env = Record<string, string | undefined>;
+
+/** Parses and validates the environment. Throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  // Empty strings count as unset, as most process managers write them for "no value".
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
+  }
+  const e = parsed.data;
+
+  const base = parsePublicBaseUrl(e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`);
+
+  return {
+    port: e.PORT,
+    publicBaseUrl: base.origin,
+    domain: base.host,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
+    redisUrl: e.REDIS_URL,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    trustProxyHops: e.TRUST_PROXY,
+    nonceTtlSeconds: e.NONCE_TTL_SECONDS,
+    chainId: e.SOLANA_CHAIN_ID,
+    statement: e.CLAIM_STATEMENT,
+    organizationName: e.PASS_ORGANIZATION_NAME,
+    passDescription: e.PASS_DESCRIPTION,
+    logLevel: e.LOG_LEVEL,
+    apple: appleSigning(e),
+    google: googleWallet(e),
+  };
+}
+
+function parsePublicBaseUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must be an absolute URL such as https://passes.example.com');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must be https:// unless its host is localhost or 127.0.0.1');
+  }
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must be an origin only (no path, query, or credentials)');
+  }
+  return url;
+}
+
+type ParsedEnv = z.infer<typeof envSchema>;
+
+function appleSigning(e: ParsedEnv): AppleSigning | undefined {
+  const required = ['APPLE_PASS_TYPE_ID', 'APPLE_TEAM_ID', 'APPLE_SIGNER_CERT', 'APPLE_SIGNER_KEY', 'APPLE_WWDR_CERT'] as const;
+  const set = required.filter((name) => e[name] !== undefined);
+  if (set.length === 0) {
+    if (e.APPLE_SIGNER_KEY_PASSPHRASE !== undefined) {
+      throw new ConfigError('APPLE_SIGNER_KEY_PASSPHRASE', 'is set but no Apple certificates are configured');
+    }
+    return undefined;
+  }
+  const missing = required.find((name) => e[name] === undefined);
+  if (missing) {
+    throw new ConfigError(missing, `is required when ${set[0]} is set (configure all Apple signing variables, or none)`);
+  }
+  return {
+    passTypeIdentifier: e.APPLE_PASS_TYPE_ID!,
+    teamIdentifier: e.APPLE_TEAM_ID!,
+    signerCertPem: e.APPLE_SIGNER_CERT!,
+    signerKeyPem: e.APPLE_SIGNER_KEY!,
+    signerKeyPassphrase: e.APPLE_SIGNER_KEY_PASSPHRASE,
+    wwdrCertPem: e.APPLE_WWDR_CERT!,
+  };
+}
+
+function googleWallet(e: ParsedEnv): Config['google'] {
+  if (!e.GOOGLE_WALLET_ISSUER_ID && !e.GOOGLE_SERVICE_ACCOUNT) return undefined;
+  if (!e.GOOGLE_WALLET_ISSUER_ID) throw new ConfigError('GOOGLE_WALLET_ISSUER_ID', 'is required when GOOGLE_SERVICE_ACCOUNT is set');
+  if (!e.GOOGLE_SERVICE_ACCOUNT) throw new ConfigError('GOOGLE_SERVICE_ACCOUNT', 'is required when GOOGLE_WALLET_ISSUER_ID is set');
+  return {
+    issuerId: e.GOOGLE_WALLET_ISSUER_ID,
+    clientEmail: e.GOOGLE_SERVICE_ACCOUNT.client_email,
+    privateKeyPem: e.GOOGLE_SERVICE_ACCOUNT.private_key,
+  };
+}

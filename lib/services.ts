@@ -1,0 +1,90 @@
+// The process-wide services (configuration, storage, rate limiter, pass signing, logger), created
+// once at start. They live on globalThis because the custom server and the Next.js route bundles
+// load separate copies of lib/: keyed by a registered symbol, all copies share one instance.
+import { loadConfig, type Config } from './config';
+import { openDatabase } from './db/client';
+import { Store } from './db/store';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit';
+import { createLogger, type Logger } from './log';
+import { loadSigningMaterial } from './passes/certificates';
+import type { PassIssuer } from './passes/pkpass';
+
+export type Services = {
+  config: Config;
+  log: Logger;
+  store: Store;
+  limiter: RateLimiter;
+  issuer: PassIssuer;
+  close(): Promise<void>;
+};
+
+const KEY = Symbol.for('wallet-pass-claim.services');
+const registry = globalThis as typeof globalThis & { [KEY]?: Promise<Services> };
+
+/** The services of this process, created from the environment on first use. */
+export function getServices(): Promise<Services> {
+  registry[KEY] ??= createServices(loadConfig());
+  return registry[KEY];
+}
+
+/** Makes `services` the ones every route uses (the server at start, tests with their own config). */
+export function installServices(services: Promise<Services>): Promise<Services> {
+  registry[KEY] = services;
+  return services;
+}
+
+/** How long an expired message is kept so a late claim hears "expired" rather than "not issued". */
+const EXPIRED_GRACE_MS = 15 * 60 * 1000;
+const PURGE_INTERVAL_MS = 60 * 1000;
+
+export async function createServices(config: Config): Promise<Services> {
+  const log = createLogger(config.logLevel);
+  const signing = loadSigningMaterial(config.apple, config.dataDir);
+  const database = await openDatabase({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    timeoutMs: config.databaseTimeoutMs,
+  });
+  const store = new Store(database, config.databaseTimeoutMs);
+  const limiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl }, log);
+
+  // Expired messages are deleted on a timer so an init flood cannot grow the database for ever.
+  const purge = async () => {
+    try {
+      const deleted = await store.purgeMessagesExpiredBefore(new Date(Date.now() - EXPIRED_GRACE_MS));
+      if (deleted > 0) log.info({ event: 'messages_purged', deleted }, 'purged expired sign-in messages');
+    } catch (error) {
+      log.warn({ event: 'purge_failed', err: (error as Error).message }, 'could not purge expired messages');
+    }
+  };
+  const purgeTimer = setInterval(purge, PURGE_INTERVAL_MS);
+  purgeTimer.unref();
+  void purge();
+
+  if (signing.development) {
+    log.warn(
+      { event: 'development_signing' },
+      'No Apple certificates configured: passes are signed by a development chain and will not install on a phone',
+    );
+  }
+
+  return {
+    config,
+    log,
+    store,
+    limiter,
+    issuer: {
+      signing,
+      organizationName: config.organizationName,
+      description: config.passDescription,
+      publicBaseUrl: config.publicBaseUrl,
+      chainId: config.chainId,
+    },
+    async close() {
+      clearInterval(purgeTimer);
+      await limiter.close();
+      await store.close();
+    },
+  };
+}
