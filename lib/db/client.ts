@@ -54,13 +54,13 @@ async function openPglite(dataDir: string): Promise<Database> {
       ping: async () => {
         await opened.query('select 1');
       },
-      close: async () => {
+      close: once(async () => {
         try {
           await opened.close();
         } finally {
           releaseLock();
         }
-      },
+      }),
     };
   } catch (error) {
     await client?.close().catch(() => {});
@@ -95,6 +95,12 @@ function lockDataDir(dataDir: string): () => void {
     }
   }
   throw new DatabaseOpenError(`DATA_DIR: cannot lock ${lockPath}`);
+}
+
+/** Closing twice (a failed request path, then shutdown) must not throw the second time. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
 }
 
 function describe(error: unknown): string {
@@ -140,7 +146,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    close: () => client.end({ timeout: 5 }),
+    close: once(() => client.end({ timeout: 5 })),
   };
 }
 

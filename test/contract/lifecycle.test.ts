@@ -1,0 +1,140 @@
+// Time, restarts, limits and failures: expiry, survival across a restart, purging, per-IP rate
+// limits (and whom X-Forwarded-For may name), an unavailable database, and a bug's 500.
+import { count } from 'drizzle-orm';
+import { signInMessages } from '@/lib/db/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BACKENDS, TestApp, TestWallet } from '../support/app';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(BACKENDS)('lifecycle on %s', (backend) => {
+  let app: TestApp | undefined;
+  afterEach(async () => {
+    await app?.close().catch(() => {});
+    app = undefined;
+  });
+
+  it('claims a message issued before a restart after it', async () => {
+    app = await TestApp.open(backend);
+    const wallet = new TestWallet();
+    const { message } = await app.init(wallet.publicKey);
+    await app.restart();
+    const response = await app.postClaim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey });
+    expect(response.status).toBe(201);
+    const { downloadUrl } = await response.json();
+    await app.restart();
+    expect((await app.fetch(new URL(downloadUrl).pathname + new URL(downloadUrl).search)).status).toBe(200);
+  });
+
+  it('answers 401 message_expired after NONCE_TTL_SECONDS, without using the message up', async () => {
+    app = await TestApp.open(backend, { NONCE_TTL_SECONDS: '2' });
+    const wallet = new TestWallet();
+    const fresh = await app.init(wallet.publicKey);
+    const stale = await app.init(wallet.publicKey);
+    expect((await app.postClaim({ message: fresh.message, signature: wallet.sign(fresh.message), publicKey: wallet.publicKey })).status).toBe(201);
+    await sleep(Date.parse(stale.expirationTime) - Date.now() + 100);
+    const late = await app.postClaim({ message: stale.message, signature: wallet.sign(stale.message), publicKey: wallet.publicKey });
+    expect(late.status).toBe(401);
+    expect((await late.json()).code).toBe('message_expired');
+  });
+
+  it('purges expired messages, so an init flood cannot grow the database without bound', async () => {
+    app = await TestApp.open(backend, { NONCE_TTL_SECONDS: '1' });
+    const wallet = new TestWallet();
+    for (let i = 0; i < 100; i++) await app.init(wallet.publicKey);
+    // Reads the table directly: the store has no counting query of its own.
+    const messages = async () => {
+      const [row] = await app!.services.store['database'].db.select({ n: count() }).from(signInMessages);
+      return row!.n;
+    };
+    expect(await messages()).toBe(100);
+    const deleted = await app.services.store.purgeMessagesExpiredBefore(new Date(Date.now() + 5000));
+    expect(deleted).toBe(100);
+    expect(await messages()).toBe(0);
+  });
+
+  describe('rate limits', () => {
+    const problem = async (response: Response) => {
+      expect(response.status).toBe(429);
+      const retryAfter = Number(response.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect((await response.json()).code).toBe('rate_limited');
+    };
+
+    it('limits init and claim together per client IP, with Retry-After', async () => {
+      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '3' });
+      const wallet = new TestWallet();
+      const { message } = await app.init(wallet.publicKey, '198.51.100.1');
+      await app.init(wallet.publicKey, '198.51.100.1');
+      const claim = () => app!.postClaim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey }, { ip: '198.51.100.1' });
+      expect((await claim()).status).toBe(201);
+      await problem(await claim());
+      await problem(await app.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { ip: '198.51.100.1' }));
+      // Another client is unaffected, and so are health and downloads.
+      expect((await app.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { ip: '198.51.100.2' })).status).toBe(200);
+      expect((await app.fetch('/health', { ip: '198.51.100.1' })).status).toBe(200);
+    });
+
+    it('ignores X-Forwarded-For unless TRUST_PROXY is set', async () => {
+      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '1' });
+      const wallet = new TestWallet();
+      const init = (forwardedFor: string) =>
+        app!.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { ip: '10.0.0.1', headers: { 'x-forwarded-for': forwardedFor } });
+      expect((await init('203.0.113.1')).status).toBe(200);
+      await problem(await init('203.0.113.2'));
+    });
+
+    it('with TRUST_PROXY, limits the address the proxy saw, not what the client wrote', async () => {
+      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '1', TRUST_PROXY: 'true' });
+      const wallet = new TestWallet();
+      const init = (forwardedFor: string) =>
+        app!.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { ip: '10.0.0.1', headers: { 'x-forwarded-for': forwardedFor } });
+      expect((await init('203.0.113.1')).status).toBe(200);
+      expect((await init('203.0.113.2')).status).toBe(200);
+      // A client prepending a forged address is still counted as the address the proxy appended.
+      await problem(await init('192.0.2.99, 203.0.113.1'));
+    });
+
+    it('turns off with RATE_LIMIT_PER_MINUTE=0', async () => {
+      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '0' });
+      const wallet = new TestWallet();
+      for (let i = 0; i < 80; i++) await app.init(wallet.publicKey);
+    });
+  });
+
+  it('answers 503 when the database does not answer, and writes nothing', async () => {
+    app = await TestApp.open(backend);
+    const wallet = new TestWallet();
+    const { message } = await app.init(wallet.publicKey);
+    await app.services.store.close();
+    const health = await app.fetch('/health');
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({ status: 'unhealthy' });
+    for (const response of [
+      await app.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`),
+      await app.postClaim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey }),
+    ]) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect((await response.json()).code).toBe('service_unavailable');
+    }
+    // Reopened, the message was not used by the failed claim.
+    await app.restart();
+    expect((await app.postClaim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey })).status).toBe(201);
+  });
+
+  it('answers a bug with 500 internal_error carrying a request id, and no internals', async () => {
+    app = await TestApp.open(backend);
+    const { downloadUrl } = await (await app.claimWith(new TestWallet())).json();
+    app.services.issuer.signing.signerKeyPem = 'not a key';
+    const response = await app.fetch(new URL(downloadUrl).pathname + new URL(downloadUrl).search, {
+      headers: { 'x-request-id': 'req-1234' },
+    });
+    expect(response.status).toBe(500);
+    const body = await response.json();
+    expect(body).toMatchObject({ status: 500, code: 'internal_error', requestId: 'req-1234' });
+    expect(body.detail).toContain('req-1234');
+    expect(JSON.stringify(body)).not.toMatch(/forge|pem|\.ts:|\.js:|stack/i);
+  });
+});
