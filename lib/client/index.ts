@@ -2,6 +2,7 @@
 // page and the command-line claim both use it. Every call resolves to a typed result or rejects
 // with a ClaimApiError carrying the service's problem code (or a network/unavailable code).
 import type { ErrorCode } from '../errors';
+import type { Problem } from '../http/problem';
 import type { WalletType } from '../wallet-types';
 
 export type InitResult = {
@@ -35,15 +36,7 @@ export type ClaimResult = {
 export type DownloadResult = { bytes: Uint8Array; filename: string; etag: string | null };
 
 /** A problem+json body as the service sends it. */
-export type ProblemBody = {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  fields?: { field: string; message: string }[];
-  requestId?: string;
-};
+export type ProblemBody = Problem;
 
 /** `network_error`: no answer at all (offline, DNS, refused). `unexpected_response`: not this API. */
 export type ClientErrorCode = ErrorCode | 'network_error' | 'unexpected_response';

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import type { InitResult } from '@/lib/client';
 import { loadConfig } from '@/lib/config';
 import { PEER_ADDRESS_HEADER } from '@/lib/http/client-ip';
 import { createServices, installServices, type Services } from '@/lib/services';
@@ -23,18 +24,7 @@ const ROUTES: Record<string, () => Promise<RouteModule>> = {
   '/download': () => import('@/app/download/route'),
 };
 
-export type InitBody = {
-  domain: string;
-  nonce: string;
-  issuedAt: string;
-  expirationTime: string;
-  message: string;
-  address: string;
-  statement: string;
-  uri: string;
-  version: string;
-  chainId: string;
-};
+export type InitBody = InitResult;
 
 export class TestApp {
   private constructor(
