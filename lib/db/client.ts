@@ -54,9 +54,10 @@ async function openPglite(dataDir: string): Promise<Database> {
       ping: async () => {
         await opened.query('select 1');
       },
+      // Closing twice is harmless (a shutdown after the database was already closed).
       close: async () => {
         try {
-          await opened.close();
+          if (!opened.closed) await opened.close();
         } finally {
           releaseLock();
         }

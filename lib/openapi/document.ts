@@ -18,7 +18,10 @@ export const TAGS = {
 
 /** Headers the document names, each described once under components.headers. */
 export const HEADERS = {
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying: always with 429, and with 503 when the instance is shutting down.',
+    schema: { type: 'integer', minimum: 1 },
+  },
   ETag: { description: 'A strong validator of the file: send it back in If-None-Match to get a 304.', schema: { type: 'string' } },
   'Content-Disposition': { description: '`attachment; filename="<name>.pkpass"`', schema: { type: 'string' } },
   'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
