@@ -16,6 +16,7 @@ export const PORTS = {
   docs: 1,
   cliOpen: 2,
   cliRateLimited: 3,
+  notTheApi: 4,
   /** Nothing listens here: the "service unreachable" case. */
   closed: 49,
 } as const;
@@ -68,7 +69,9 @@ export async function startServer(port: number, env: Record<string, string> = {}
 async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before answering:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the server stopped (${child.exitCode ?? child.signalCode}) before answering:\n${output()}`);
+    }
     try {
       const response = await fetch(`${url}/health`);
       if (response.status === 200) return;
