@@ -24,7 +24,7 @@ function runScript(script: 'claim' | 'keygen', args: string[], cwd: string, env:
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TSX, path.join(ROOT, 'scripts', `${script}.ts`), ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, NODE_ENV: 'production', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -113,7 +113,7 @@ describe('the typed client, through the route handlers', () => {
 describe('the typed client without the service', () => {
   it('rejects with network_error when nothing listens, and the CLI says so in one line', async () => {
     const client = createClaimClient({ baseUrl: `http://127.0.0.1:${testPort('closed')}` });
-    const error = await client.init(new TestWallet().publicKey).catch((e: unknown) => e as ClaimApiError);
+    const error = (await client.init(new TestWallet().publicKey).then(() => null, (e: unknown) => e)) as ClaimApiError;
     expect(error).toBeInstanceOf(ClaimApiError);
     expect(error).toMatchObject({ code: 'network_error', status: 0 });
     expect(error.detail).toContain('connection refused');
@@ -141,7 +141,7 @@ describe('the typed client without the service', () => {
       answer = (response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
       await expect(client.init(key)).rejects.toMatchObject({ code: 'unexpected_response', status: 200 });
       answer = (response) => response.writeHead(201, { 'content-type': 'application/json' }).end('{"hello":"world"}');
-      const error = await client.claim({ message: 'm', signature: 's', publicKey: key }).catch((e: ClaimApiError) => e);
+      const error = (await client.claim({ message: 'm', signature: 's', publicKey: key }).then(() => null, (e: unknown) => e)) as ClaimApiError;
       expect(error).toMatchObject({ code: 'unexpected_response', detail: expect.stringContaining('downloadUrl') });
       expect(describeFailure(error).exitCode).toBe(LOCAL_EXIT_CODES.unexpected.exitCode);
     });

@@ -39,6 +39,7 @@ export async function startServer(port: number, env: Record<string, string> = {}
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? tmpdir(),
+      NODE_ENV: 'production',
       NEXT_TELEMETRY_DISABLED: '1',
       PORT: String(port),
       PUBLIC_BASE_URL: url,
