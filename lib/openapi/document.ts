@@ -92,7 +92,6 @@ export function buildOpenApiDocument(options: DocumentOptions) {
       version: options.version,
       summary: 'Prove control of a Solana wallet by signing one message; get an Apple Wallet pass for it.',
       description: `${options.introduction.trim()}\n\n${errorsSection()}`,
-      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),

@@ -6,7 +6,8 @@ import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeFailure, LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
 import { ClaimApiError, createClaimClient, type ClaimClient } from '@/lib/client';
-import { PROBLEMS } from '@/lib/http/problem';
+import { AppError } from '@/lib/errors';
+import { problemResponse, PROBLEMS } from '@/lib/http/problem';
 import { inspectPkpass } from '../support/pkpass';
 import { TestApp, TestWallet } from '../support/app';
 import { testPort } from '../support/server';
@@ -32,8 +33,10 @@ describe('the typed client, through the route handlers', () => {
     return error as ClaimApiError;
   };
 
+  const seenCodes = new Set<string>();
   /** A problem error carries the code, status and body the service sent; the CLI gives it one line and its own exit code. */
   const expectProblem = (error: ClaimApiError, code: keyof typeof PROBLEMS) => {
+    seenCodes.add(error.code);
     expect(error.code).toBe(code);
     expect(error.status).toBe(PROBLEMS[code].status);
     expect(error.problem).toMatchObject({ code, status: PROBLEMS[code].status, title: PROBLEMS[code].title, type: `/docs#problem-${code}` });
@@ -100,6 +103,26 @@ describe('the typed client, through the route handlers', () => {
     await app.restart({ RATE_LIMIT_PER_MINUTE: '0' });
   });
 
+  it('rejects with unsupported_media_type when something on the way drops the JSON content type', async () => {
+    const stripped = createClaimClient({
+      baseUrl: BASE,
+      fetch: (input, init) => app.fetch(String(input), { ...(init as RequestInit), headers: { 'content-type': 'text/plain' } }),
+    });
+    const wallet = new TestWallet();
+    expectProblem(await failureOf(stripped.claim({ message: 'm', signature: wallet.sign('m'), publicKey: wallet.publicKey })), 'unsupported_media_type');
+  });
+
+  it('rejects with internal_error, and the request id, for the answer the route frame gives a bug', async () => {
+    const requestId = '2b7f0c1e-0000-4000-8000-000000000000';
+    const buggy = createClaimClient({
+      baseUrl: BASE,
+      fetch: async () => problemResponse(new AppError('internal_error', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`), requestId),
+    });
+    const bug = await failureOf(buggy.init(new TestWallet().publicKey));
+    expectProblem(bug, 'internal_error');
+    expect(describeFailure(bug).line).toContain(requestId);
+  });
+
   it('rejects with service_unavailable, and the request id, when the database stops answering', async () => {
     const wallet = new TestWallet();
     await app.services.store.close();
@@ -107,6 +130,10 @@ describe('the typed client, through the route handlers', () => {
     expectProblem(unavailable, 'service_unavailable');
     expect(unavailable.problem!.requestId).toMatch(/^[\w-]{36}$/);
     await app.restart();
+  });
+
+  it('met every problem code above', () => {
+    expect([...seenCodes].sort()).toEqual(Object.keys(PROBLEMS).sort());
   });
 });
 
