@@ -98,7 +98,7 @@ export function buildOpenApiDocument(options: DocumentOptions) {
     paths,
     components: {
       schemas: components.all(),
-      headers: Object.fromEntries(Object.entries(HEADERS).map(([name, header]) => [name, header])),
+      headers: HEADERS,
     },
   };
 }
@@ -145,6 +145,7 @@ function operation(endpoint: EndpointDoc, components: ComponentSchemas) {
   for (const [status, statusCodes] of groupByStatus(codes)) {
     const existing = responses[status];
     const titles = statusCodes.map((code) => PROBLEMS[code].title).join(', or ');
+    const headers = { ...existing?.headers, ...(status === '429' || status === '503' ? headerRefs(['Retry-After']) : {}) };
     responses[status] = {
       description: existing ? `${existing.description} Or a problem: ${titles}.` : `${titles}.`,
       content: {
@@ -154,9 +155,8 @@ function operation(endpoint: EndpointDoc, components: ComponentSchemas) {
           examples: Object.fromEntries(statusCodes.map((code) => [code, { summary: PROBLEMS[code].title, value: exampleProblem(code, endpoint) }])),
         },
       },
-      headers: { ...existing?.headers, ...(status === '429' || status === '503' ? headerRefs(['Retry-After']) : {}) },
+      ...(Object.keys(headers).length ? { headers } : {}),
     };
-    if (Object.keys(responses[status]!.headers!).length === 0) delete responses[status]!.headers;
   }
 
   return {
