@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import next from 'next';
 import { ConfigError, loadConfig } from './lib/config';
 import { DatabaseOpenError } from './lib/db/client';
+import { AppError } from './lib/errors';
 import { PEER_ADDRESS_HEADER } from './lib/http/client-ip';
+import { toProblem } from './lib/http/problem';
 import { REQUEST_ID_HEADER } from './lib/http/route';
 import { createServices, installServices, type Services } from './lib/services';
 
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
   const server = createServer((req, res) => {
     if (shuttingDown) {
       res.writeHead(503, { 'content-type': 'application/problem+json', connection: 'close', 'retry-after': '1' });
-      res.end(JSON.stringify({ type: '/docs#problem-service_unavailable', title: 'Service unavailable', status: 503, detail: 'This instance is shutting down; retry.', code: 'service_unavailable' }));
+      res.end(JSON.stringify(toProblem(new AppError('service_unavailable', 'This instance is shutting down; retry.'))));
       return;
     }
     const started = process.hrtime.bigint();

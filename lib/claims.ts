@@ -5,7 +5,7 @@ import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import { AppError } from './errors';
 import { redact } from './log';
 import { buildPkpass, passFilename } from './passes/pkpass';
-import { decodeBase58, PASS_ID_PATTERN, type ClaimBody } from './schemas';
+import { decodeBase58, passIdSchema, type ClaimBody } from './schemas';
 import type { Services } from './services';
 import { verifyWalletSignature } from './signature';
 import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
@@ -122,7 +122,7 @@ export type PassFile = { pkpass: Buffer; etag: string; filename: string };
 /** The .pkpass of a download id: built on first download, then served byte-identical from storage. */
 export async function getPassFile(services: Services, passId: string | null): Promise<PassFile> {
   const notFound = () => new AppError('pass_not_found', 'No pass has this id.');
-  if (!passId || !PASS_ID_PATTERN.test(passId)) throw notFound();
+  if (passId === null || !passIdSchema.safeParse(passId).success) throw notFound();
   const pass = await services.store.findPassByDownloadIdHash(lookupHash(passId));
   if (!pass) throw notFound();
   const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';

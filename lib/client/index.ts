@@ -1,34 +1,20 @@
 // A small typed client of the HTTP API, for browsers and Node (it needs only fetch). The claim
 // page and the command-line claim both use it. Every call resolves to a typed result or rejects
-// with a ClaimApiError carrying the service's problem code (or a network/unavailable code).
+// with a ClaimApiError carrying the service's problem code (or a network/unexpected code).
+// Its types come from the schemas the service validates with (type-only imports: no zod, no
+// server code in a browser bundle).
+import type { z } from 'zod';
 import type { ErrorCode } from '../errors';
 import type { Problem } from '../http/problem';
-import type { WalletType } from '../wallet-types';
+import type { claimBodySchema, claimResponseSchema, initResponseSchema } from '../schemas';
 
-export type InitResult = {
-  domain: string;
-  nonce: string;
-  issuedAt: string;
-  expirationTime: string;
-  message: string;
-  address: string;
-  statement: string;
-  uri: string;
-  version: '1';
-  chainId: string;
-};
+/** GET /api/v1/claim/init: the message to sign, and its Sign In With Solana fields. */
+export type InitResult = z.output<typeof initResponseSchema>;
 
-export type ClaimRequest = {
-  message: string;
-  /** base58 of the 64-byte signature */
-  signature: string;
-  /** base58 of the 32-byte public key */
-  publicKey: string;
-  walletType?: WalletType;
-};
+/** POST /api/v1/claim/wallet-pass: `walletType` defaults to Generic. */
+export type ClaimRequest = z.input<typeof claimBodySchema>;
 
-export type ClaimResult = {
-  downloadUrl: string;
+export type ClaimResult = z.output<typeof claimResponseSchema> & {
   /** true for 201 (a new pass), false for 200 (the wallet already had one). */
   created: boolean;
 };
@@ -38,12 +24,16 @@ export type DownloadResult = { bytes: Uint8Array; filename: string; etag: string
 /** A problem+json body as the service sends it. */
 export type ProblemBody = Problem;
 
-/** `network_error`: no answer at all (offline, DNS, refused). `unexpected_response`: not this API. */
+/**
+ * The service's problem codes, plus two of the client's own: `network_error` (no answer at all:
+ * offline, DNS, refused, timed out) and `unexpected_response` (an answer that is not this API's).
+ */
 export type ClientErrorCode = ErrorCode | 'network_error' | 'unexpected_response';
 
 export class ClaimApiError extends Error {
   constructor(
     readonly code: ClientErrorCode,
+    /** The HTTP status; 0 when there was no answer. */
     readonly status: number,
     readonly detail: string,
     readonly problem?: ProblemBody,
@@ -55,24 +45,31 @@ export class ClaimApiError extends Error {
   }
 }
 
+export const isClaimApiError = (error: unknown): error is ClaimApiError => error instanceof ClaimApiError;
+
 export type ClientOptions = {
   /** The service origin, e.g. https://passes.example.com. Empty for same-origin (the claim page). */
   baseUrl?: string;
   fetch?: typeof fetch;
+  /** Give up on a request after this long (network_error). Default 30 s. */
+  timeoutMs?: number;
 };
+
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 export function createClaimClient(options: ClientOptions = {}) {
   const baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '');
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  async function send(url: string, init?: RequestInit): Promise<Response> {
+  async function send(url: string, init: RequestInit = {}): Promise<Response> {
     let response: Response;
     try {
-      response = await doFetch(url, init);
+      response = await doFetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
-      throw new ClaimApiError('network_error', 0, `Could not reach ${url}: ${(error as Error).message}`);
+      throw new ClaimApiError('network_error', 0, `Could not reach ${originOf(url)}: ${networkReason(error, timeoutMs)}.`);
     }
-    if (response.ok || response.status === 304) return response;
+    if (response.ok) return response;
     throw await problemFrom(response);
   }
 
@@ -80,7 +77,7 @@ export function createClaimClient(options: ClientOptions = {}) {
     /** GET /api/v1/claim/init: a single-use sign-in message for `publicKey`. */
     async init(publicKey: string): Promise<InitResult> {
       const response = await send(`${baseUrl}/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}`);
-      return (await readJson(response)) as InitResult;
+      return expectStrings(await readJson(response), INIT_FIELDS, response.status) as InitResult;
     },
 
     /** POST /api/v1/claim/wallet-pass: the download URL of the wallet's pass. */
@@ -90,18 +87,15 @@ export function createClaimClient(options: ClientOptions = {}) {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(request),
       });
-      const body = (await readJson(response)) as { downloadUrl?: unknown };
-      if (typeof body.downloadUrl !== 'string') {
-        throw new ClaimApiError('unexpected_response', response.status, 'The answer has no downloadUrl.');
-      }
-      return { downloadUrl: body.downloadUrl, created: response.status === 201 };
+      const { downloadUrl } = expectStrings(await readJson(response), ['downloadUrl'], response.status);
+      return { downloadUrl, created: response.status === 201 };
     },
 
-    /** GET the downloadUrl: the .pkpass bytes. */
+    /** GET a downloadUrl: the .pkpass bytes and the file name the service gives them. */
     async download(downloadUrl: string): Promise<DownloadResult> {
       const response = await send(downloadUrl);
       const disposition = response.headers.get('content-disposition') ?? '';
-      const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'wallet-pass.pkpass';
+      const filename = /filename="([^"/\\]+)"/.exec(disposition)?.[1] ?? 'wallet-pass.pkpass';
       return { bytes: new Uint8Array(await response.arrayBuffer()), filename, etag: response.headers.get('etag') };
     },
   };
@@ -109,12 +103,24 @@ export function createClaimClient(options: ClientOptions = {}) {
 
 export type ClaimClient = ReturnType<typeof createClaimClient>;
 
+const INIT_FIELDS = ['domain', 'nonce', 'issuedAt', 'expirationTime', 'message', 'address', 'statement', 'uri', 'version', 'chainId'] as const;
+
 async function readJson(response: Response): Promise<unknown> {
   try {
     return await response.json();
   } catch {
-    throw new ClaimApiError('unexpected_response', response.status, 'The answer is not JSON.');
+    throw new ClaimApiError('unexpected_response', response.status, `The answer (HTTP ${response.status}) is not JSON.`);
   }
+}
+
+/** The body, if it is an object with each of `fields` as a string: an answer of another shape is not this API's. */
+function expectStrings<K extends string>(body: unknown, fields: readonly K[], status: number): Record<K, string> {
+  const record = body as Record<string, unknown> | null;
+  const missing = fields.filter((field) => typeof record?.[field] !== 'string');
+  if (typeof body !== 'object' || body === null || missing.length > 0) {
+    throw new ClaimApiError('unexpected_response', status, `The answer (HTTP ${status}) lacks ${missing.join(', ') || 'an object'}.`);
+  }
+  return record as Record<K, string>;
 }
 
 async function problemFrom(response: Response): Promise<ClaimApiError> {
@@ -128,10 +134,35 @@ async function problemFrom(response: Response): Promise<ClaimApiError> {
   }
   const problem = body as Partial<ProblemBody> | undefined;
   if (problem && typeof problem.code === 'string' && typeof problem.detail === 'string') {
-    return new ClaimApiError(problem.code as ErrorCode, response.status, problem.detail, problem as ProblemBody, retryAfterSeconds);
+    return new ClaimApiError(problem.code, response.status, problem.detail, problem as ProblemBody, retryAfterSeconds);
   }
   // Something in front of the service (a proxy, a load balancer) answered instead.
   const code: ClientErrorCode =
     response.status === 503 || response.status === 502 || response.status === 504 ? 'service_unavailable' : 'unexpected_response';
-  return new ClaimApiError(code, response.status, `HTTP ${response.status}`, undefined, retryAfterSeconds);
+  return new ClaimApiError(code, response.status, `HTTP ${response.status} ${response.statusText}`.trim(), undefined, retryAfterSeconds);
+}
+
+function originOf(url: string): string {
+  if (url.startsWith('/')) return 'the service';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+/** Why fetch failed, in words: Node's fetch says only "fetch failed" and keeps the reason in `cause`. */
+function networkReason(error: unknown, timeoutMs: number): string {
+  const { name, message, cause } = (error ?? {}) as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (name === 'TimeoutError') return `no answer within ${Math.round(timeoutMs / 1000)} seconds`;
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: 'connection refused (is the service running on that port?)',
+    ENOTFOUND: 'no such host',
+    EAI_AGAIN: 'the host name could not be resolved',
+    ECONNRESET: 'the connection was reset',
+    ETIMEDOUT: 'the connection timed out',
+    EHOSTUNREACH: 'the host is unreachable',
+    ENETUNREACH: 'the network is unreachable',
+  };
+  return (cause?.code && reasons[cause.code]) ?? cause?.message ?? message ?? 'the request failed';
 }

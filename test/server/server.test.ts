@@ -57,7 +57,7 @@ describe('over HTTP', () => {
     });
     expect(response.status).toBe(200);
     const issued = JSON.parse(response.body);
-    expect(issued.domain).toBe(`localhost:${server.port}`);
+    expect(issued.domain).toBe(`127.0.0.1:${server.port}`);
     expect(response.body).not.toContain('evil');
   });
 

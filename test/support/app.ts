@@ -22,6 +22,7 @@ const ROUTES: Record<string, () => Promise<RouteModule>> = {
   '/api/v1/claim/init': () => import('@/app/api/v1/claim/init/route'),
   '/api/v1/claim/wallet-pass': () => import('@/app/api/v1/claim/wallet-pass/route'),
   '/download': () => import('@/app/download/route'),
+  '/api/v1/openapi.json': () => import('@/app/api/v1/openapi.json/route'),
 };
 
 export type InitBody = InitResult;

@@ -5,6 +5,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root: where server.ts and the build are. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export type RunningServer = {
   url: string;
@@ -29,7 +33,7 @@ export async function freePort(): Promise<number> {
 }
 
 export function requireBuild(): void {
-  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
     throw new Error('No production build: run `npm run build` first (`npm test` does).');
   }
 }
@@ -40,12 +44,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const port = await freePort();
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'wpc-server-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: process.cwd(),
+    cwd: ROOT,
     env: {
       PATH: process.env.PATH,
+      HOME: process.env.HOME ?? tmpdir(),
       NODE_ENV: 'production',
       NEXT_TELEMETRY_DISABLED: '1',
       PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       RATE_LIMIT_PER_MINUTE: '0',
       ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
       ...env,

@@ -1,0 +1,274 @@
+// Builds the OpenAPI 3.1 document of the HTTP API from the endpoint registrations in
+// ./endpoints.ts. Every shape in it is generated from the zod schemas the route handlers validate
+// and answer with (z.toJSONSchema); every error answer is derived from PROBLEMS. Nothing here
+// restates a field by hand, so the document cannot drift from the code.
+import { z } from 'zod';
+import { AppError, isAppError, type ErrorCode } from '../errors';
+import { PROBLEMS, PROBLEM_CODES, problemSchema, problemType, toProblem } from '../http/problem';
+import { parseInput } from '../http/validate';
+
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** The API's tags, in the order the reference lists them. */
+export const TAGS = {
+  Claim: 'Prove control of a wallet by signing one message, and get its pass.',
+  Passes: 'The pass files.',
+  Service: 'Health and this description.',
+} as const;
+
+/** Headers the document names, each described once under components.headers. */
+export const HEADERS = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying: always with 429, and with 503 when the instance is shutting down.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  ETag: { description: 'A strong validator of the file: send it back in If-None-Match to get a 304.', schema: { type: 'string' } },
+  'Content-Disposition': { description: '`attachment; filename="<name>.pkpass"`', schema: { type: 'string' } },
+  'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
+} satisfies Record<string, { description: string; schema: JsonSchema }>;
+
+export type HeaderName = keyof typeof HEADERS;
+
+export type ResponseDoc = {
+  description: string;
+  /** A JSON body, described by the zod schema the handler's answer follows. */
+  json?: z.ZodType;
+  /** A file body of this media type. */
+  file?: string;
+  example?: unknown;
+  headers?: HeaderName[];
+};
+
+/** One endpoint: a method on a path, as the app serves it. Register each in ./endpoints.ts. */
+export type EndpointDoc = {
+  method: 'get' | 'post';
+  /** The path as served, e.g. /api/v1/claim/init (dynamic segments as {name}). */
+  path: string;
+  operationId: string;
+  tag: keyof typeof TAGS;
+  summary: string;
+  /** Markdown. */
+  description: string;
+  /** Each property becomes a query parameter. */
+  query?: z.ZodObject;
+  /** An application/json request body and an example of it. */
+  body?: { schema: z.ZodType; example: unknown };
+  /** Optional request headers, described inline. */
+  requestHeaders?: { name: string; description: string }[];
+  /** The success answers (and any non-problem answer, such as 503 from /health), by status. */
+  responses: Record<number, ResponseDoc>;
+  /** The problem codes this endpoint answers with; service_unavailable and internal_error are implied. */
+  problems: ErrorCode[];
+  /** Counts against RATE_LIMIT_PER_MINUTE: adds 429 rate_limited. */
+  rateLimited?: boolean;
+  /** An input the endpoint's query or body schema rejects: the 400 example is what validation says about it. */
+  invalidExample?: unknown;
+};
+
+/** Any request can meet these: the database or the instance going away, and bugs. */
+const ALWAYS_POSSIBLE: ErrorCode[] = ['service_unavailable', 'internal_error'];
+
+export type DocumentOptions = {
+  /** The service origin (PUBLIC_BASE_URL); without it the document's server is relative, "/". */
+  serverUrl?: string;
+  version: string;
+  endpoints: EndpointDoc[];
+  /** Markdown placed before the generated errors section. */
+  introduction: string;
+};
+
+export function buildOpenApiDocument(options: DocumentOptions) {
+  const components = new ComponentSchemas();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const endpoint of options.endpoints) {
+    const item = (paths[endpoint.path] ??= {});
+    if (item[endpoint.method]) throw new Error(`${endpoint.method.toUpperCase()} ${endpoint.path} is registered twice`);
+    item[endpoint.method] = operation(endpoint, components);
+  }
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Wallet pass claim API',
+      version: options.version,
+      summary: 'Prove control of a Solana wallet by signing one message; get an Apple Wallet pass for it.',
+      description: `${options.introduction.trim()}\n\n${errorsSection()}`,
+    },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      schemas: components.all(),
+      headers: HEADERS,
+    },
+  };
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+function operation(endpoint: EndpointDoc, components: ComponentSchemas) {
+  const parameters: unknown[] = [];
+  if (endpoint.query) {
+    const object = components.resolve(components.use(endpoint.query, 'input'));
+    const required = new Set((object.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries((object.properties ?? {}) as Record<string, JsonSchema>)) {
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        description: (schema.description ?? components.resolve(schema).description) as string | undefined,
+        schema,
+      });
+    }
+  }
+  for (const header of endpoint.requestHeaders ?? []) {
+    parameters.push({ name: header.name, in: 'header', required: false, description: header.description, schema: { type: 'string' } });
+  }
+
+  const responses: Record<string, { description: string; content?: Record<string, unknown>; headers?: Record<string, unknown> }> = {};
+  for (const [status, response] of Object.entries(endpoint.responses)) {
+    const content: Record<string, unknown> = {};
+    if (response.json) {
+      content['application/json'] = {
+        schema: components.use(response.json, 'output'),
+        ...(response.example !== undefined ? { example: response.example } : {}),
+      };
+    }
+    if (response.file) content[response.file] = { schema: { type: 'string', contentMediaType: response.file } };
+    responses[status] = {
+      description: response.description,
+      ...(Object.keys(content).length ? { content } : {}),
+      ...(response.headers ? { headers: headerRefs(response.headers) } : {}),
+    };
+  }
+
+  const codes = [...endpoint.problems, ...(endpoint.rateLimited ? (['rate_limited'] as const) : []), ...ALWAYS_POSSIBLE];
+  for (const [status, statusCodes] of groupByStatus(codes)) {
+    const existing = responses[status];
+    const titles = statusCodes.map((code) => PROBLEMS[code].title).join(', or ');
+    const headers = { ...existing?.headers, ...(status === '429' || status === '503' ? headerRefs(['Retry-After']) : {}) };
+    responses[status] = {
+      description: existing ? `${existing.description} Or a problem: ${titles}.` : `${titles}.`,
+      content: {
+        ...existing?.content,
+        'application/problem+json': {
+          schema: problemSchemaFor(components.use(problemSchema, 'output'), Number(status), statusCodes),
+          examples: Object.fromEntries(statusCodes.map((code) => [code, { summary: PROBLEMS[code].title, value: exampleProblem(code, endpoint) }])),
+        },
+      },
+      ...(Object.keys(headers).length ? { headers } : {}),
+    };
+  }
+
+  return {
+    operationId: endpoint.operationId,
+    tags: [endpoint.tag],
+    summary: endpoint.summary,
+    description: endpoint.description,
+    ...(parameters.length ? { parameters } : {}),
+    ...(endpoint.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: components.use(endpoint.body.schema, 'input'), example: endpoint.body.example } },
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
+  };
+}
+
+/** The Problem schema, narrowed to the status and codes one response can carry. */
+function problemSchemaFor(problem: JsonSchema, status: number, codes: ErrorCode[]): JsonSchema {
+  return {
+    allOf: [problem, { type: 'object', properties: { status: { const: status }, code: { enum: codes } } }],
+  };
+}
+
+function groupByStatus(codes: ErrorCode[]): [string, ErrorCode[]][] {
+  const byStatus = new Map<string, ErrorCode[]>();
+  for (const code of PROBLEM_CODES) {
+    if (!codes.includes(code)) continue;
+    const status = String(PROBLEMS[code].status);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return [...byStatus];
+}
+
+/** An example problem: for invalid_request, the answer the endpoint's own validation gives its invalid example. */
+function exampleProblem(code: ErrorCode, endpoint: EndpointDoc) {
+  if (code === 'invalid_request' && endpoint.invalidExample !== undefined) {
+    const schema = endpoint.body?.schema ?? endpoint.query;
+    try {
+      if (schema) parseInput(schema, endpoint.invalidExample);
+    } catch (error) {
+      if (isAppError(error)) return toProblem(error);
+    }
+    throw new Error(`the invalid example of ${endpoint.operationId} is valid`);
+  }
+  const detail = code === 'rate_limited' ? 'Too many requests. Retry in 42 seconds.' : PROBLEMS[code].when;
+  return toProblem(new AppError(code, detail), code === 'internal_error' ? '6f1c2b1e-8e0a-4c55-9d43-2c9a1d7e5b10' : undefined);
+}
+
+function headerRefs(names: HeaderName[]) {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+/**
+ * The named schemas: z.toJSONSchema turns each zod schema into JSON Schema 2020-12 (what OpenAPI
+ * 3.1 uses), extracting every schema with a meta id into $defs; those become components.schemas.
+ */
+class ComponentSchemas {
+  private readonly schemas = new Map<string, { json: JsonSchema; text: string }>();
+
+  /** The JSON Schema of `schema` for a request (`input`: defaults optional) or an answer (`output`). */
+  use(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const { $schema: _dialect, $defs, ...root } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as JsonSchema;
+    for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
+      const json = toComponentRefs(definition) as JsonSchema;
+      const text = JSON.stringify(json);
+      const known = this.schemas.get(id);
+      // A schema whose request and answer forms differ (a default, a transform) needs two ids.
+      if (known && known.text !== text) throw new Error(`schema ${id} has two different forms; give each its own id`);
+      this.schemas.set(id, { json, text });
+    }
+    return toComponentRefs(root) as JsonSchema;
+  }
+
+  /** Follows a $ref to the component it names. */
+  resolve(schema: JsonSchema): JsonSchema {
+    const ref = schema.$ref;
+    if (typeof ref !== 'string') return schema;
+    const found = this.schemas.get(ref.replace('#/components/schemas/', ''));
+    if (!found) throw new Error(`unknown schema ${ref}`);
+    return found.json;
+  }
+
+  all(): Record<string, JsonSchema> {
+    return Object.fromEntries([...this.schemas].sort(([a], [b]) => a.localeCompare(b)).map(([id, { json }]) => [id, json]));
+  }
+}
+
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\//, '#/components/schemas/') : toComponentRefs(inner),
+    ]),
+  );
+}
+
+/** The reference's errors section: one entry per code, anchored where a problem's `type` points. */
+function errorsSection(): string {
+  const entries = PROBLEM_CODES.map((code) => {
+    const { status, title, when } = PROBLEMS[code];
+    const anchor = problemType(code).split('#')[1];
+    return `<h3 id="${anchor}"><code>${code}</code> · ${status} ${title}</h3>\n\n${when}`;
+  });
+  return [
+    '## Errors',
+    'Every error is `application/problem+json` ([RFC 9457](https://www.rfc-editor.org/rfc/rfc9457)) with `type`, `title`, `status`, `detail` and a stable, machine-readable `code`: branch on `code`, show `detail` to people. A problem’s `type` is a link to its entry below.',
+    ...entries,
+  ].join('\n\n');
+}

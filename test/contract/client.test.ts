@@ -1,0 +1,196 @@
+// The typed client against the service's real route handlers: typed results, and a typed
+// ClaimApiError for each problem the service answers. The command-line claim turns each of those
+// errors into one line and its own exit code.
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import bs58 from 'bs58';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeFailure, LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
+import { ClaimApiError, createClaimClient, type ClaimClient } from '@/lib/client';
+import { AppError } from '@/lib/errors';
+import { problemResponse, PROBLEMS } from '@/lib/http/problem';
+import { inspectPkpass } from '../support/pkpass';
+import { TestApp, TestWallet } from '../support/app';
+import { freePort } from '../support/server';
+
+const BASE = 'https://passes.example.com';
+
+describe('the typed client, through the route handlers', () => {
+  let app: TestApp;
+  let client: ClaimClient;
+  beforeAll(async () => {
+    app = await TestApp.open('pglite', { PUBLIC_BASE_URL: BASE });
+    client = createClaimClient({ baseUrl: `${BASE}/`, fetch: (input, init) => app.fetch(String(input), init as never) });
+  });
+  afterAll(() => app.close());
+
+  /** The error a call rejects with, which must be a ClaimApiError. */
+  const failureOf = async (call: Promise<unknown>): Promise<ClaimApiError> => {
+    const error = await call.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ClaimApiError);
+    return error as ClaimApiError;
+  };
+
+  const seenCodes = new Set<string>();
+  /** A problem error carries the code, status and body the service sent; the CLI gives it one line and its own exit code. */
+  const expectProblem = (error: ClaimApiError, code: keyof typeof PROBLEMS) => {
+    seenCodes.add(error.code);
+    expect(error.code).toBe(code);
+    expect(error.status).toBe(PROBLEMS[code].status);
+    expect(error.problem).toMatchObject({ code, status: PROBLEMS[code].status, title: PROBLEMS[code].title, type: `/docs#problem-${code}` });
+    expect(error.detail).toBe(error.problem!.detail);
+    const failure = describeFailure(error);
+    expect(failure.exitCode).toBe(PROBLEM_EXIT_CODES[code]);
+    expect(failure.line).toBe(`claim: ${code} (${PROBLEMS[code].status}): ${error.detail}`);
+    expect(failure.line).not.toContain('\n');
+  };
+
+  it('init, claim, download: typed results, a new pass (created) then the same one', async () => {
+    const wallet = new TestWallet();
+    const issued = await client.init(wallet.publicKey);
+    expect(issued).toMatchObject({ address: wallet.publicKey, domain: 'passes.example.com', version: '1', uri: BASE });
+    const first = await client.claim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey, walletType: 'Solflare' });
+    expect(first).toEqual({ downloadUrl: expect.stringMatching(/^https:\/\/passes\.example\.com\/download\?pass=[\w-]{43}$/), created: true });
+
+    const again = await client.init(wallet.publicKey);
+    const second = await client.claim({ message: again.message, signature: wallet.sign(again.message), publicKey: wallet.publicKey });
+    expect(second).toEqual({ downloadUrl: first.downloadUrl, created: false });
+
+    const file = await client.download(first.downloadUrl);
+    expect(file.filename).toMatch(/^[\w-]+\.pkpass$/);
+    expect(file.etag).toMatch(/^".+"$/);
+    const pass = inspectPkpass(file.bytes);
+    expect(pass.opensslVerify().ok).toBe(true);
+    expect(JSON.stringify(pass.passJson)).toContain(wallet.publicKey);
+  });
+
+  it('rejects with a typed problem for each code a client can meet', async () => {
+    const wallet = new TestWallet();
+    const issued = await client.init(wallet.publicKey);
+    const signed = { message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey };
+
+    const invalid = await failureOf(client.init('not-a-key'));
+    expectProblem(invalid, 'invalid_request');
+    expect(invalid.problem!.fields).toEqual([{ field: 'publicKey', message: expect.any(String) }]);
+    expectProblem(await failureOf(client.claim({ ...signed, walletType: 'Backpack' as never })), 'invalid_request');
+    expectProblem(await failureOf(client.claim({ ...signed, message: `${issued.message} ` })), 'message_not_issued');
+    expectProblem(await failureOf(client.claim({ ...signed, signature: new TestWallet().sign(issued.message) })), 'signature_invalid');
+    expectProblem(await failureOf(client.claim({ ...signed, message: 'm'.repeat(20_000) })), 'payload_too_large');
+    await client.claim(signed);
+    expectProblem(await failureOf(client.claim(signed)), 'message_already_used');
+    expectProblem(await failureOf(client.download(`${BASE}/download?pass=${'A'.repeat(43)}`)), 'pass_not_found');
+  });
+
+  it('rejects with message_expired past the expiration time', async () => {
+    await app.restart({ NONCE_TTL_SECONDS: '1' });
+    const wallet = new TestWallet();
+    const issued = await client.init(wallet.publicKey);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(issued.expirationTime) - Date.now() + 50));
+    expectProblem(await failureOf(client.claim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey })), 'message_expired');
+    await app.restart({ NONCE_TTL_SECONDS: '600' });
+  });
+
+  it('rejects with rate_limited and the seconds to wait', async () => {
+    await app.restart({ RATE_LIMIT_PER_MINUTE: '1' });
+    const wallet = new TestWallet();
+    await client.init(wallet.publicKey);
+    const limited = await failureOf(client.init(wallet.publicKey));
+    expectProblem(limited, 'rate_limited');
+    expect(limited.retryAfterSeconds).toBeGreaterThan(0);
+    expect(limited.retryAfterSeconds).toBeLessThanOrEqual(60);
+    await app.restart({ RATE_LIMIT_PER_MINUTE: '0' });
+  });
+
+  it('rejects with unsupported_media_type when something on the way drops the JSON content type', async () => {
+    const stripped = createClaimClient({
+      baseUrl: BASE,
+      fetch: (input, init) => app.fetch(String(input), { ...(init as RequestInit), headers: { 'content-type': 'text/plain' } }),
+    });
+    const wallet = new TestWallet();
+    expectProblem(await failureOf(stripped.claim({ message: 'm', signature: wallet.sign('m'), publicKey: wallet.publicKey })), 'unsupported_media_type');
+  });
+
+  it('rejects with internal_error, and the request id, for the answer the route frame gives a bug', async () => {
+    const requestId = '2b7f0c1e-0000-4000-8000-000000000000';
+    const buggy = createClaimClient({
+      baseUrl: BASE,
+      fetch: async () => problemResponse(new AppError('internal_error', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`), requestId),
+    });
+    const bug = await failureOf(buggy.init(new TestWallet().publicKey));
+    expectProblem(bug, 'internal_error');
+    expect(describeFailure(bug).line).toContain(requestId);
+  });
+
+  it('rejects with service_unavailable, and the request id, when the database stops answering', async () => {
+    const wallet = new TestWallet();
+    await app.services.store.close();
+    const unavailable = await failureOf(client.init(wallet.publicKey));
+    expectProblem(unavailable, 'service_unavailable');
+    expect(unavailable.problem!.requestId).toMatch(/^[\w-]{36}$/);
+    await app.restart();
+  });
+
+  it('met every problem code above', () => {
+    expect([...seenCodes].sort()).toEqual(Object.keys(PROBLEMS).sort());
+  });
+});
+
+describe('the typed client without the service', () => {
+  it('rejects with network_error when nothing listens, and the CLI says so in one line', async () => {
+    const client = createClaimClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const error = (await client.init(new TestWallet().publicKey).then(() => null, (e: unknown) => e)) as ClaimApiError;
+    expect(error).toBeInstanceOf(ClaimApiError);
+    expect(error).toMatchObject({ code: 'network_error', status: 0 });
+    expect(error.detail).toContain('connection refused');
+    expect(describeFailure(error)).toMatchObject({ exitCode: LOCAL_EXIT_CODES.network_error.exitCode, line: `claim: network_error: ${error.detail}` });
+  });
+
+  describe('against a server that is not this API', () => {
+    // A real HTTP server standing in for what can sit in front of the service: a web page, another
+    // JSON API, a gateway that failed, a peer that accepts and never answers.
+    let answer: (response: ServerResponse) => void = () => {};
+    let server: Server;
+    let url = '';
+    const key = bs58.encode(new Uint8Array(32).fill(9));
+    beforeAll(async () => {
+      server = createServer((_request, response) => answer(response));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it('rejects with unexpected_response for a web page or another JSON shape', async () => {
+      const client = createClaimClient({ baseUrl: url });
+      answer = (response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
+      await expect(client.init(key)).rejects.toMatchObject({ code: 'unexpected_response', status: 200 });
+      answer = (response) => response.writeHead(201, { 'content-type': 'application/json' }).end('{"hello":"world"}');
+      const error = (await client.claim({ message: 'm', signature: 's', publicKey: key }).then(() => null, (e: unknown) => e)) as ClaimApiError;
+      expect(error).toMatchObject({ code: 'unexpected_response', detail: expect.stringContaining('downloadUrl') });
+      expect(describeFailure(error).exitCode).toBe(LOCAL_EXIT_CODES.unexpected.exitCode);
+    });
+
+    it('rejects with service_unavailable for a failed gateway', async () => {
+      answer = (response) => response.writeHead(502, { 'content-type': 'text/plain' }).end('Bad gateway');
+      await expect(createClaimClient({ baseUrl: url }).init(key)).rejects.toMatchObject({ code: 'service_unavailable', status: 502 });
+    });
+
+    it('gives up after its timeout with network_error', async () => {
+      answer = () => {};
+      await expect(createClaimClient({ baseUrl: url, timeoutMs: 300 }).init(key)).rejects.toMatchObject({
+        code: 'network_error',
+        detail: expect.stringContaining('no answer within'),
+      });
+    });
+  });
+
+  it('every exit code of the command line is distinct', () => {
+    const codes = [...Object.values(LOCAL_EXIT_CODES).map((c) => c.exitCode), ...Object.values(PROBLEM_EXIT_CODES), 0];
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(Object.keys(PROBLEM_EXIT_CODES).sort()).toEqual(Object.keys(PROBLEMS).sort());
+  });
+});

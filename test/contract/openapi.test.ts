@@ -1,0 +1,216 @@
+// The OpenAPI document: valid OpenAPI 3.1 by a real validator, listing every route the app serves,
+// and true: each response the route handlers really give (every documented status of every
+// operation) is documented, with a body valid against the documented schema.
+import { compileErrors, validate } from '@readme/openapi-parser';
+import bs58 from 'bs58';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '@/lib/errors';
+import { PROBLEM_CODES, problemResponse, toProblem } from '@/lib/http/problem';
+import { ENDPOINTS, openApiDocument } from '@/lib/openapi/endpoints';
+import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_PUBLIC_KEY } from '@/lib/openapi/examples';
+import { publicKeySchema } from '@/lib/schemas';
+import { verifyWalletSignature } from '@/lib/signature';
+import { WALLET_TYPES } from '@/lib/wallet-types';
+import { TestApp, TestWallet } from '../support/app';
+import { discoverRoutes, ResponseChecker } from '../support/openapi';
+import { ROOT } from '../support/server';
+
+const BASE = 'https://passes.example.com';
+
+describe('the OpenAPI document', () => {
+  const document = openApiDocument(BASE);
+
+  it('is valid OpenAPI 3.1 to @readme/openapi-parser, without warnings', async () => {
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid, compileErrors(result)).toBe(true);
+    expect(result.warnings).toEqual([]);
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.servers).toEqual([{ url: BASE }]);
+  });
+
+  it('documents every route under app/, with each method it exports, and nothing else', async () => {
+    const routes = await discoverRoutes(ROOT);
+    expect(routes.length).toBeGreaterThan(0);
+    const served = routes.flatMap(({ route, methods }) => methods.filter((m) => m !== 'OPTIONS').map((m) => `${m} ${route}`));
+    const documented = Object.entries(document.paths).flatMap(([route, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${route}`));
+    expect(documented.sort(), 'register each route in lib/openapi/endpoints.ts').toEqual(served.sort());
+    // The document promises CORS preflights on every path.
+    for (const { file, methods } of routes) expect(methods, `${file} answers OPTIONS`).toContain('OPTIONS');
+  });
+
+  it('names the 13 wallet types and every problem code, with an anchor for each in the reference', () => {
+    const schemas = document.components.schemas as Record<string, { enum?: string[]; properties?: Record<string, { enum?: string[] }> }>;
+    expect(schemas.WalletType!.enum).toEqual([...WALLET_TYPES]);
+    expect(schemas.WalletType!.enum).toHaveLength(13);
+    expect(schemas.Problem!.properties!.code!.enum).toEqual(PROBLEM_CODES);
+    for (const code of PROBLEM_CODES) {
+      expect(document.info.description).toContain(`id="${toProblem(new AppError(code, '')).type.split('#')[1]}"`);
+    }
+  });
+
+  it('has examples that are valid against their own schemas, and a signature that verifies', () => {
+    const checker = new ResponseChecker(document);
+    let count = 0;
+    for (const [route, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item as Record<string, any>)) {
+        const body = operation.requestBody?.content?.['application/json'];
+        if (body) {
+          checker.expectValid(`openapi.json#/paths/${route.replaceAll('/', '~1')}/${method}/requestBody/content/application~1json/schema`, body.example, `${method} ${route} request example`);
+          count++;
+        }
+        for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+          for (const [mediaType, content] of Object.entries((response.content ?? {}) as Record<string, any>)) {
+            const examples = [content.example, ...Object.values(content.examples ?? {}).map((e: any) => e.value)].filter((e) => e !== undefined);
+            for (const example of examples) {
+              checker.expectValid(checker.pointer(route, method, status, mediaType), example, `${method} ${route} ${status} example`);
+              count++;
+            }
+          }
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(20);
+    expect(publicKeySchema.safeParse(EXAMPLE_PUBLIC_KEY).success).toBe(true);
+    const { message, signature, publicKey } = EXAMPLE_CLAIM_REQUEST;
+    expect(verifyWalletSignature(message, bs58.decode(signature), bs58.decode(publicKey), publicKey)).toBe('raw');
+  });
+
+  it('fails to build when one schema id would mean two shapes', async () => {
+    const { z } = await import('zod');
+    const { buildOpenApiDocument } = await import('@/lib/openapi/document');
+    const shared = z.object({ kind: z.string().default('a') }).meta({ id: 'TwoShapes' });
+    const endpoint = ENDPOINTS[0]!;
+    expect(() =>
+      buildOpenApiDocument({
+        version: '0',
+        introduction: '',
+        endpoints: [
+          { ...endpoint, query: undefined, invalidExample: undefined, body: { schema: shared, example: {} }, responses: { 200: { description: 'x', json: shared } } },
+        ],
+      }),
+    ).toThrow(/TwoShapes/);
+  });
+});
+
+describe('the document matches what the route handlers answer', () => {
+  const document = openApiDocument(BASE);
+  const checker = new ResponseChecker(document);
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await TestApp.open('pglite', { PUBLIC_BASE_URL: BASE });
+  });
+  afterAll(() => app.close());
+
+  const claimBody = async (wallet: TestWallet) => {
+    const { message } = await app.init(wallet.publicKey);
+    return { message, signature: wallet.sign(message), publicKey: wallet.publicKey };
+  };
+  const CLAIM = '/api/v1/claim/wallet-pass';
+  const INIT = '/api/v1/claim/init';
+
+  it('GET /api/v1/openapi.json serves this document', async () => {
+    const response = await app.fetch('/api/v1/openapi.json');
+    expect(await checker.check('GET', '/api/v1/openapi.json', response.clone())).toEqual(JSON.parse(JSON.stringify(document)));
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('GET /health', async () => {
+    expect(await checker.check('GET', '/health', await app.fetch('/health'))).toEqual({ status: 'healthy' });
+  });
+
+  it('GET /api/v1/claim/init: 200, and 400 exactly as the documented example', async () => {
+    await checker.check('GET', INIT, await app.fetch(`${INIT}?publicKey=${new TestWallet().publicKey}`));
+    const example = (checker.operation('GET', INIT).responses['400']!.content!['application/problem+json']!.examples as Record<string, { value: unknown }>).invalid_request!.value;
+    const invalid = ENDPOINTS.find((e) => e.path === INIT)!.invalidExample as Record<string, string>;
+    expect(await checker.check('GET', INIT, await app.fetch(`${INIT}?${new URLSearchParams(invalid)}`))).toEqual(example);
+  });
+
+  it('POST /api/v1/claim/wallet-pass: 201, 200, and 400 exactly as the documented example', async () => {
+    const wallet = new TestWallet();
+    await checker.check('POST', CLAIM, await app.postClaim({ ...(await claimBody(wallet)), walletType: 'Phantom' }));
+    await checker.check('POST', CLAIM, await app.postClaim(await claimBody(wallet)));
+    const example = (checker.operation('POST', CLAIM).responses['400']!.content!['application/problem+json']!.examples as Record<string, { value: unknown }>).invalid_request!.value;
+    const invalid = ENDPOINTS.find((e) => e.path === CLAIM)!.invalidExample;
+    expect(await checker.check('POST', CLAIM, await app.postClaim(invalid))).toEqual(example);
+  });
+
+  it('POST /api/v1/claim/wallet-pass: 401 (not issued, bad signature), 409, 413, 415', async () => {
+    const wallet = new TestWallet();
+    const body = await claimBody(wallet);
+    const codes = async (response: Response) => ((await checker.check('POST', CLAIM, response)) as { code: string }).code;
+    expect(await codes(await app.postClaim({ ...body, message: `${body.message}!` }))).toBe('message_not_issued');
+    expect(await codes(await app.postClaim({ ...body, signature: new TestWallet().sign(body.message) }))).toBe('signature_invalid');
+    expect((await app.postClaim(body)).status).toBe(201);
+    expect(await codes(await app.postClaim(body))).toBe('message_already_used');
+    expect(await codes(await app.postClaim({ ...body, padding: 'x'.repeat(17 * 1024) }))).toBe('payload_too_large');
+    expect(await codes(await app.fetch(CLAIM, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(body) }))).toBe(
+      'unsupported_media_type',
+    );
+  });
+
+  it('GET /download: 200 with the documented headers, 304, 404', async () => {
+    const { downloadUrl } = (await (await app.postClaim(await claimBody(new TestWallet()))).json()) as { downloadUrl: string };
+    const path = downloadUrl.slice(BASE.length);
+    const response = await app.fetch(path);
+    for (const header of Object.keys(checker.operation('GET', '/download').responses['200']!.headers!)) {
+      expect(response.headers.get(header), header).toBeTruthy();
+    }
+    const etag = response.headers.get('etag')!;
+    expect(await checker.check('GET', '/download', response)).toBeInstanceOf(Uint8Array);
+    await checker.check('GET', '/download', await app.fetch(path, { headers: { 'if-none-match': etag } }));
+    await checker.check('GET', '/download', await app.fetch('/download?pass=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+  });
+
+  it('401 message_expired, once the message has expired', async () => {
+    await app.restart({ NONCE_TTL_SECONDS: '1' });
+    const wallet = new TestWallet();
+    const issued = await app.init(wallet.publicKey);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(issued.expirationTime) - Date.now() + 50));
+    const problem = await checker.check('POST', CLAIM, await app.postClaim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey }));
+    expect((problem as { code: string }).code).toBe('message_expired');
+    await app.restart({ NONCE_TTL_SECONDS: '600' });
+  });
+
+  it('429 with Retry-After on both rate-limited endpoints', async () => {
+    await app.restart({ RATE_LIMIT_PER_MINUTE: '1' });
+    const wallet = new TestWallet();
+    await app.fetch(`${INIT}?publicKey=${wallet.publicKey}`, { ip: '198.51.100.1' });
+    const init = await app.fetch(`${INIT}?publicKey=${wallet.publicKey}`, { ip: '198.51.100.1' });
+    expect(init.headers.get('retry-after')).toMatch(/^\d+$/);
+    await checker.check('GET', INIT, init);
+    const claim = await app.postClaim({ message: 'x', signature: wallet.sign('x'), publicKey: wallet.publicKey }, { ip: '198.51.100.1' });
+    expect(claim.headers.get('retry-after')).toMatch(/^\d+$/);
+    await checker.check('POST', CLAIM, claim);
+    await app.restart({ RATE_LIMIT_PER_MINUTE: '0' });
+  });
+
+  it('503 from every endpoint that reads the database, once it stops answering', async () => {
+    const wallet = new TestWallet();
+    const body = await claimBody(wallet);
+    const { downloadUrl } = (await (await app.postClaim(await claimBody(new TestWallet()))).json()) as { downloadUrl: string };
+    await app.services.store.close();
+    expect(await checker.check('GET', '/health', await app.fetch('/health'))).toEqual({ status: 'unhealthy' });
+    for (const [method, route, response] of [
+      ['GET', INIT, await app.fetch(`${INIT}?publicKey=${wallet.publicKey}`)],
+      ['POST', CLAIM, await app.postClaim(body)],
+      ['GET', '/download', await app.fetch(downloadUrl.slice(BASE.length))],
+    ] as const) {
+      expect(((await checker.check(method, route, response)) as { code: string }).code).toBe('service_unavailable');
+    }
+    await app.restart();
+  });
+
+  it('the answers no handler gives on purpose match too: a bug (500), and an instance shutting down (503)', async () => {
+    // The bodies apiRoute and server.ts build for these, by the same functions.
+    const bug = await problemResponse(new AppError('internal_error', 'An unexpected error occurred.'), '2b7f0c1e-0000-4000-8000-000000000000').json();
+    const shuttingDown = toProblem(new AppError('service_unavailable', 'This instance is shutting down; retry.'));
+    for (const endpoint of ENDPOINTS) {
+      checker.checkBody(endpoint.method, endpoint.path, 500, 'application/problem+json', bug);
+      checker.checkBody(endpoint.method, endpoint.path, 503, 'application/problem+json', shuttingDown);
+    }
+  });
+
+  it('every documented response was seen above', () => {
+    expect(checker.seenResponses().sort()).toEqual(checker.documentedResponses().sort());
+  });
+});
