@@ -129,7 +129,7 @@ export async function getPassFile(services: Services, passId: string | null): Pr
   const filename = passFilename(walletType);
   if (pass.pkpass && pass.pkpassEtag) return { pkpass: pass.pkpass, etag: pass.pkpassEtag, filename };
 
-  const built = buildPkpass(
+  const built = await buildPkpass(
     { serialNumber: pass.serialNumber, publicKey: pass.publicKey, walletType, claimedAt: pass.claimedAt },
     services.issuer,
   );

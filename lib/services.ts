@@ -7,6 +7,7 @@ import { Store } from './db/store';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
+import { createManifestSigner } from './passes/manifest-signer';
 import type { PassIssuer } from './passes/pkpass';
 
 export type Services = {
@@ -40,6 +41,7 @@ const PURGE_INTERVAL_MS = 60 * 1000;
 export async function createServices(config: Config): Promise<Services> {
   const log = createLogger(config.logLevel);
   const signing = loadSigningMaterial(config.apple, config.dataDir);
+  const signer = await createManifestSigner(signing);
   const database = await openDatabase({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -76,6 +78,7 @@ export async function createServices(config: Config): Promise<Services> {
     limiter,
     issuer: {
       signing,
+      signer,
       organizationName: config.organizationName,
       description: config.passDescription,
       publicBaseUrl: config.publicBaseUrl,
