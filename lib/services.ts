@@ -7,6 +7,7 @@ import { Store } from './db/store';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
+import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createManifestSigner } from './passes/manifest-signer';
 import type { PassIssuer } from './passes/pkpass';
 
@@ -16,6 +17,8 @@ export type Services = {
   store: Store;
   limiter: RateLimiter;
   issuer: PassIssuer;
+  /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
+  google?: GoogleWallet;
   close(): Promise<void>;
 };
 
@@ -42,6 +45,7 @@ export async function createServices(config: Config): Promise<Services> {
   const log = createLogger(config.logLevel);
   const signing = loadSigningMaterial(config.apple, config.dataDir);
   const signer = await createManifestSigner(signing);
+  const google = await createGoogleWallet(config);
   const database = await openDatabase({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -84,6 +88,7 @@ export async function createServices(config: Config): Promise<Services> {
       publicBaseUrl: config.publicBaseUrl,
       chainId: config.chainId,
     },
+    google,
     async close() {
       clearInterval(purgeTimer);
       await limiter.close();

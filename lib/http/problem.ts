@@ -7,6 +7,7 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string }> = {
   message_expired: { status: 401, title: 'Message expired' },
   signature_invalid: { status: 401, title: 'Signature invalid' },
   pass_not_found: { status: 404, title: 'Pass not found' },
+  google_wallet_not_configured: { status: 404, title: 'Google Wallet not configured' },
   message_already_used: { status: 409, title: 'Message already used' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
