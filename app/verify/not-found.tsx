@@ -4,6 +4,7 @@ import styles from './verify.module.css';
 export default function NotIssuedHere() {
   return (
     <main className={styles.page}>
+      <title>Not issued here</title>
       <section className={`${styles.verdict} ${styles.unknown}`} aria-labelledby="verdict">
         <span className={styles.mark} aria-hidden="true">
           ✕
