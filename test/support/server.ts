@@ -34,7 +34,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const baseUrl = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['server.ts'], {
     cwd: ROOT,
+    // Only what the server needs: nothing from the test's own environment (DATABASE_URL…) leaks in.
     env: {
+      NODE_ENV: 'production',
       PATH: process.env.PATH,
       PORT: String(port),
       PUBLIC_BASE_URL: baseUrl,
