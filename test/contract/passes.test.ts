@@ -3,6 +3,7 @@
 // through the real route handlers on a real database.
 import { importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClaimClient } from '@/lib/client';
 import { designFor, rgb } from '@/lib/passes/designs';
 import { GOOGLE_SAVE_URL } from '@/lib/passes/google-wallet';
 import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
@@ -15,6 +16,10 @@ async function problemOf(response: Response) {
   expect(response.headers.get('content-type')).toBe('application/problem+json');
   return response.json();
 }
+
+/** The typed API client, talking to the route handlers of `app`. */
+const clientOf = (app: TestApp) =>
+  createClaimClient({ baseUrl: BASE, fetch: (input, init) => app.fetch(String(input).slice(BASE.length), init ?? {}) });
 
 /** Claims a pass for a new wallet and downloads it: the pass id, its pass.json and its bytes. */
 async function claimAndDownload(app: TestApp, walletType = 'Solflare') {
@@ -151,12 +156,19 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
   });
 
   describe('GET /api/v1/passes/google without Google Wallet configured', () => {
-    it('answers 404 google_wallet_not_configured', async () => {
+    it('answers 404 google_wallet_not_configured, which the client reads as "no link"', async () => {
       const { passId } = await claimAndDownload(app);
       const response = await app.fetch(`/api/v1/passes/google?pass=${passId}`);
       expect(response.status).toBe(404);
       expect(await problemOf(response)).toMatchObject({ code: 'google_wallet_not_configured', status: 404 });
+      expect(await clientOf(app).googleSaveUrl(`${BASE}/download?pass=${passId}`)).toBeNull();
     });
+  });
+
+  it('is what the typed client reads from the verify endpoint', async () => {
+    const { pass, wallet } = await claimAndDownload(app);
+    expect(await clientOf(app).verifyPass(pass.passJson.serialNumber)).toMatchObject({ genuine: true, publicKey: wallet.publicKey });
+    await expect(clientOf(app).verifyPass('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'pass_not_found', status: 404 });
   });
 });
 
@@ -201,6 +213,12 @@ describe.each(BACKENDS)('Save to Google Wallet on %s', (backend) => {
     expect(object.hexBackgroundColor).toBe(designFor('Krystal').background);
     expect(object.linksModuleData.uris[0].description).toBe(wallet.publicKey);
     expect(object.barcode.value).toBe(pass.passJson.barcodes[0].message);
+  });
+
+  it('hands the claim page the link through the typed client', async () => {
+    const { passId } = await claimAndDownload(app);
+    const saveUrl = await clientOf(app).googleSaveUrl(`${BASE}/download?pass=${passId}`);
+    expect(saveUrl).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 
   it('answers 404 pass_not_found for an unknown or malformed pass id', async () => {
