@@ -1,5 +1,6 @@
 // The claim use case: issue a sign-in message, redeem a signed one for a pass, serve the pass
-// file. Routes call these; each returns a value or throws an AppError with a contract code.
+// file, check a pass's serial, and give its Google Wallet link. Routes call these; each returns
+// a value or throws an AppError with a code.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import { AppError } from './errors';

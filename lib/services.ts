@@ -1,6 +1,7 @@
-// The process-wide services (configuration, storage, rate limiter, pass signing, logger), created
-// once at start. They live on globalThis because the custom server and the Next.js route bundles
-// load separate copies of lib/: keyed by a registered symbol, all copies share one instance.
+// The process-wide services (configuration, storage, rate limiter, pass signing, Google Wallet,
+// logger), created once at start. They live on globalThis because the custom server and the
+// Next.js route bundles load separate copies of lib/: keyed by a registered symbol, all copies
+// share one instance.
 import { loadConfig, type Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';

@@ -25,21 +25,16 @@ async function choosePort(): Promise<number> {
   });
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
-  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
-    throw new Error('No production build in .next: run `npm run build` first (`npm test` does).');
-  }
-  const port = await choosePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-server-'));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['server.ts'], {
+/** `tsx server.ts` on a fresh DATA_DIR with only `env` (and what any server needs) in its environment. */
+function spawnServer(port: number, dataDir: string, env: Record<string, string>): ChildProcess {
+  return spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['server.ts'], {
     cwd: ROOT,
     // Only what the server needs: nothing from the test's own environment (DATABASE_URL…) leaks in.
     env: {
       NODE_ENV: 'production',
       PATH: process.env.PATH,
       PORT: String(port),
-      PUBLIC_BASE_URL: baseUrl,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '0',
@@ -48,6 +43,16 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+    throw new Error('No production build in .next: run `npm run build` first (`npm test` does).');
+  }
+  const port = await choosePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-server-'));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawnServer(port, dataDir, env);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -75,5 +80,21 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       throw new Error(`server did not answer /health within 60 s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Starts the server with settings it must refuse: how it exits, and what it wrote to stderr. */
+export async function startServerExpectingRefusal(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-server-'));
+  try {
+    const child = spawnServer(await choosePort(), dataDir, env);
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    clearTimeout(timer);
+    return { code, stderr };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
