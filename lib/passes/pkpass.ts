@@ -106,7 +106,7 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
   const { design } = text;
   const pass = new PKPass(
     bundle ? { ...designImages(design).files } : {},
-    bundle ? { wwdr: signing.wwdrCertPem, signerCert: signing.signerCertPem, signerKey: signing.signerKeyPem } : undefined!,
+    bundle ? { wwdr: signing.wwdrCertPem, signerCert: signing.signerCertPem, signerKey: signing.signerKeyPem } : undefined,
     {
       formatVersion: 1,
       passTypeIdentifier: signing.passTypeIdentifier,
