@@ -1,11 +1,14 @@
 // The claim use case: issue a sign-in message, redeem a signed one for a pass, serve the pass
-// file. Routes call these; each returns a value or throws an AppError with a contract code.
+// file, check a pass's serial, and give its Google Wallet link. Routes call these; each returns
+// a value or throws an AppError with a code.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import { AppError } from './errors';
+import { parseInput } from './http/validate';
 import { redact } from './log';
+import { googleSaveUrl } from './passes/google-wallet';
 import { buildPkpass, passFilename } from './passes/pkpass';
-import { decodeBase58, passIdSchema, type ClaimBody } from './schemas';
+import { decodeBase58, passIdSchema, verifyQuerySchema, type ClaimBody, type PassCheck } from './schemas';
 import type { Services } from './services';
 import { verifyWalletSignature } from './signature';
 import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
@@ -119,21 +122,53 @@ export function downloadUrl(services: Services, downloadId: string): string {
 
 export type PassFile = { pkpass: Buffer; etag: string; filename: string };
 
+const passNotFound = () => new AppError('pass_not_found', 'No pass has this id.');
+
+/** The pass of a secret download id, or pass_not_found. */
+async function passByDownloadId(services: Services, passId: string | null) {
+  if (passId === null || !passIdSchema.safeParse(passId).success) throw passNotFound();
+  const pass = await services.store.findPassByDownloadIdHash(lookupHash(passId));
+  if (!pass) throw passNotFound();
+  const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
+  return { ...pass, walletType };
+}
+
 /** The .pkpass of a download id: built on first download, then served byte-identical from storage. */
 export async function getPassFile(services: Services, passId: string | null): Promise<PassFile> {
-  const notFound = () => new AppError('pass_not_found', 'No pass has this id.');
-  if (passId === null || !passIdSchema.safeParse(passId).success) throw notFound();
-  const pass = await services.store.findPassByDownloadIdHash(lookupHash(passId));
-  if (!pass) throw notFound();
-  const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
-  const filename = passFilename(walletType);
+  const pass = await passByDownloadId(services, passId);
+  const filename = passFilename(pass.walletType);
   if (pass.pkpass && pass.pkpassEtag) return { pkpass: pass.pkpass, etag: pass.pkpassEtag, filename };
 
-  const built = buildPkpass(
-    { serialNumber: pass.serialNumber, publicKey: pass.publicKey, walletType, claimedAt: pass.claimedAt },
-    services.issuer,
-  );
+  // Signed now; the stored bytes keep this signing time for every later download.
+  const built = await buildPkpass(pass, services.issuer);
   const etag = `"${createHash('sha256').update(built).digest('base64url').slice(0, 32)}"`;
   const stored = await services.store.savePassFile(pass.serialNumber, built, etag);
   return { ...stored, filename };
+}
+
+/**
+ * The "Save to Google Wallet" link of a download id. Keyed by the secret download id, never by
+ * the public serial: whoever has the link can save the pass.
+ */
+export async function getGoogleSaveUrl(services: Services, passId: string | null): Promise<string> {
+  if (!services.google) {
+    throw new AppError('google_wallet_not_configured', 'This service has no Google Wallet issuer configured; only the Apple Wallet pass is offered.');
+  }
+  const pass = await passByDownloadId(services, passId);
+  return googleSaveUrl(pass, services.google);
+}
+
+/** The scanner check: what this service issued under a public serial number. */
+export async function verifyPass(services: Services, serial: string | null): Promise<PassCheck> {
+  const query = parseInput(verifyQuerySchema, { serial: serial ?? undefined });
+  const pass = await services.store.findPassBySerial(query.serial);
+  if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
+  return {
+    genuine: true,
+    serialNumber: pass.serialNumber,
+    publicKey: pass.publicKey,
+    walletType: isWalletType(pass.walletType) ? pass.walletType : 'Generic',
+    claimedAt: pass.claimedAt.toISOString(),
+    issuer: services.config.organizationName,
+  };
 }

@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'message_expired'
   | 'signature_invalid'
   | 'pass_not_found'
+  | 'google_wallet_not_configured'
   | 'message_already_used'
   | 'payload_too_large'
   | 'unsupported_media_type'

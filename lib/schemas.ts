@@ -98,6 +98,31 @@ export const healthResponseSchema = z
   .object({ status: z.enum(['healthy', 'unhealthy']) })
   .meta({ id: 'Health', description: 'Exactly one field.' });
 
+export const verifyQuerySchema = z.object({
+  serial: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a pass serial number (a UUID)')
+    .transform((serial) => serial.toLowerCase())
+    .meta({ description: "The pass's public serial number, as its QR code carries it.", example: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10' }),
+});
+
+export const passCheckSchema = z
+  .object({
+    genuine: z.literal(true).meta({ description: 'Always true: an unknown serial is a 404.' }),
+    serialNumber: z.string(),
+    publicKey: z.string().meta({ description: 'The wallet address the pass was issued to.' }),
+    walletType: walletTypeSchema,
+    claimedAt: z.string().meta({ description: 'ISO 8601.' }),
+    issuer: z.string().meta({ description: 'PASS_ORGANIZATION_NAME of this service.' }),
+  })
+  .meta({ description: 'A pass issued by this service, as a scanner at the door sees it.' });
+
+export type PassCheck = z.infer<typeof passCheckSchema>;
+
+export const googleSaveResponseSchema = z
+  .object({ saveUrl: z.string().meta({ description: 'https://pay.google.com/gp/v/save/<jwt>' }) })
+  .meta({ description: "The pass's Save to Google Wallet link." });
+
 /** The download id: 32 random bytes, base64url (43 characters). */
 export const PASS_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

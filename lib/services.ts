@@ -1,12 +1,15 @@
-// The process-wide services (configuration, storage, rate limiter, pass signing, logger), created
-// once at start. They live on globalThis because the custom server and the Next.js route bundles
-// load separate copies of lib/: keyed by a registered symbol, all copies share one instance.
+// The process-wide services (configuration, storage, rate limiter, pass signing, Google Wallet,
+// logger), created once at start. They live on globalThis because the custom server and the
+// Next.js route bundles load separate copies of lib/: keyed by a registered symbol, all copies
+// share one instance.
 import { loadConfig, type Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
+import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
+import { createManifestSigner } from './passes/manifest-signer';
 import type { PassIssuer } from './passes/pkpass';
 
 export type Services = {
@@ -15,6 +18,8 @@ export type Services = {
   store: Store;
   limiter: RateLimiter;
   issuer: PassIssuer;
+  /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
+  google?: GoogleWallet;
   close(): Promise<void>;
 };
 
@@ -40,6 +45,8 @@ const PURGE_INTERVAL_MS = 60 * 1000;
 export async function createServices(config: Config): Promise<Services> {
   const log = createLogger(config.logLevel);
   const signing = loadSigningMaterial(config.apple, config.dataDir);
+  const signer = await createManifestSigner(signing);
+  const google = await createGoogleWallet(config);
   const database = await openDatabase({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -76,11 +83,13 @@ export async function createServices(config: Config): Promise<Services> {
     limiter,
     issuer: {
       signing,
+      signer,
       organizationName: config.organizationName,
       description: config.passDescription,
       publicBaseUrl: config.publicBaseUrl,
       chainId: config.chainId,
     },
+    google,
     async close() {
       clearInterval(purgeTimer);
       await limiter.close();

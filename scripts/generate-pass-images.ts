@@ -19,7 +19,7 @@ const SHAPES: Record<Mark, (x: number, y: number) => number> = {
     const [ax, ay] = [Math.abs(x), Math.abs(y)];
     return Math.max(ax * 0.866 + ay * 0.5, ay) - 0.72;
   },
-  triangle: (x, y) => Math.max(-y - 0.55, 0.866 * Math.abs(x) + 0.5 * y - 0.42),
+  triangle: (x, y) => Math.max(y - 0.55, 0.866 * Math.abs(x) - 0.5 * y - 0.42), // apex up (y grows downwards)
   square: (x, y) => {
     const [dx, dy] = [Math.abs(x) - 0.5, Math.abs(y) - 0.5];
     return Math.hypot(Math.max(dx, 0), Math.max(dy, 0)) + Math.min(Math.max(dx, dy), 0) - 0.2;
@@ -36,11 +36,19 @@ const SHAPES: Record<Mark, (x: number, y: number) => number> = {
   },
   arc: (x, y) => Math.max(Math.abs(Math.hypot(x, y + 0.25) - 0.55) - 0.17, -(y + 0.25) - 0.05),
   star: (x, y) => {
+    // Five points. Fold the angle into the sector between an outer tip (radius 0.9) and the next
+    // inner corner (radius 0.38); inside is the centre's side of the edge joining them.
+    const sector = Math.PI / 5;
+    const a = (((Math.atan2(x, -y) % (2 * sector)) + 2 * sector) % (2 * sector)); // 0 at a tip; one tip points up
+    const phi = a <= sector ? a : 2 * sector - a;
     const r = Math.hypot(x, y);
-    const a = Math.atan2(y, x);
-    return r - (0.5 + 0.28 * Math.cos(5 * a + Math.PI / 2));
+    const [ox, oy] = [0.9, 0];
+    const [ix, iy] = [0.38 * Math.cos(sector), 0.38 * Math.sin(sector)];
+    const [px, py] = [r * Math.cos(phi), r * Math.sin(phi)];
+    return -((ix - ox) * (py - oy) - (iy - oy) * (px - ox));
   },
-  shield: (x, y) => Math.max(Math.abs(x) - 0.65, -y - 0.7 + Math.abs(x) * 0.2, y - 0.75 + x * x * 0.6),
+  // Flat top, straight sides, tapering to a point at the bottom.
+  shield: (x, y) => Math.max(-0.75 - y, Math.abs(x) - 0.65, Math.abs(x) - (0.65 * (0.85 - y)) / 0.75),
 };
 
 type Rgb = [number, number, number];
@@ -49,8 +57,8 @@ const hex = (h: string): Rgb => {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 };
 
-/** Draws the mark in `ink` over `paper` (or transparency), inside a `size`-pixel square at (left, 0). */
-function draw(png: PNG, left: number, size: number, mark: Mark, ink: Rgb, paper: Rgb | null): void {
+/** Draws the mark in `ink` over `paper` (or transparency) filling `share` of the `size`-pixel square image. */
+function draw(png: PNG, size: number, share: number, mark: Mark, ink: Rgb, paper: Rgb | null): void {
   const shape = SHAPES[mark];
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
@@ -59,11 +67,11 @@ function draw(png: PNG, left: number, size: number, mark: Mark, ink: Rgb, paper:
         for (let sx = 0; sx < SUPERSAMPLE; sx++) {
           const x = ((px + (sx + 0.5) / SUPERSAMPLE) / size) * 2 - 1;
           const y = ((py + (sy + 0.5) / SUPERSAMPLE) / size) * 2 - 1;
-          if (shape(x, y) <= 0) covered++;
+          if (shape(x / share, y / share) <= 0) covered++;
         }
       }
       const alpha = covered / SUPERSAMPLE ** 2;
-      const i = (png.width * py + left + px) * 4;
+      const i = (png.width * py + px) * 4;
       if (paper) {
         for (let c = 0; c < 3; c++) png.data[i + c] = Math.round(paper[c]! * (1 - alpha) + ink[c]! * alpha);
         png.data[i + 3] = 255;
@@ -77,7 +85,9 @@ function draw(png: PNG, left: number, size: number, mark: Mark, ink: Rgb, paper:
 
 function icon(design: PassDesign, size: number): Buffer {
   const png = new PNG({ width: size, height: size });
-  draw(png, 0, size, design.mark, hex(design.label), hex(design.background));
+  // The mark keeps a margin, as app icons do: the icon is shown small, on the lock screen and in
+  // notifications, where a mark touching the edges reads as cropped.
+  draw(png, size, 0.72, design.mark, hex(design.label), hex(design.background));
   return PNG.sync.write(png);
 }
 
@@ -85,7 +95,7 @@ function icon(design: PassDesign, size: number): Buffer {
 function logo(design: PassDesign, scale: number): Buffer {
   const height = 50 * scale;
   const png = new PNG({ width: height, height });
-  draw(png, 0, height, design.mark, hex(design.label), null);
+  draw(png, height, 1, design.mark, hex(design.label), null);
   return PNG.sync.write(png);
 }
 

@@ -37,6 +37,7 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   rate_limited: 18,
   service_unavailable: 19,
   internal_error: 20,
+  google_wallet_not_configured: 21,
 };
 
 type Output = { stdout: (line: string) => void; stderr: (line: string) => void };

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors';
 import type { Problem } from '../http/problem';
-import type { claimBodySchema, claimResponseSchema, initResponseSchema } from '../schemas';
+import type { passCheckSchema, claimBodySchema, claimResponseSchema, initResponseSchema } from '../schemas';
 
 /** GET /api/v1/claim/init: the message to sign, and its Sign In With Solana fields. */
 export type InitResult = z.output<typeof initResponseSchema>;
@@ -20,6 +20,9 @@ export type ClaimResult = z.output<typeof claimResponseSchema> & {
 };
 
 export type DownloadResult = { bytes: Uint8Array; filename: string; etag: string | null };
+
+/** GET /api/v1/passes/verify: a pass this service issued, as a scanner at the door sees it. */
+export type PassCheck = z.output<typeof passCheckSchema>;
 
 /** A problem+json body as the service sends it. */
 export type ProblemBody = Problem;
@@ -97,6 +100,29 @@ export function createClaimClient(options: ClientOptions = {}) {
       const disposition = response.headers.get('content-disposition') ?? '';
       const filename = /filename="([^"/\\]+)"/.exec(disposition)?.[1] ?? 'wallet-pass.pkpass';
       return { bytes: new Uint8Array(await response.arrayBuffer()), filename, etag: response.headers.get('etag') };
+    },
+
+    /**
+     * GET /api/v1/passes/google for the pass of `downloadUrl`: its Save to Google Wallet link, or
+     * null when the service has no Google Wallet issuer configured.
+     */
+    async googleSaveUrl(downloadUrl: string): Promise<string | null> {
+      const passId = new URL(downloadUrl, 'http://base.invalid').searchParams.get('pass') ?? '';
+      try {
+        const response = await send(`${baseUrl}/api/v1/passes/google?pass=${encodeURIComponent(passId)}`);
+        const body = (await readJson(response)) as { saveUrl?: unknown };
+        if (typeof body.saveUrl !== 'string') throw new ClaimApiError('unexpected_response', response.status, 'The answer has no saveUrl.');
+        return body.saveUrl;
+      } catch (error) {
+        if (error instanceof ClaimApiError && error.code === 'google_wallet_not_configured') return null;
+        throw error;
+      }
+    },
+
+    /** GET /api/v1/passes/verify: what the service issued under a pass's public serial number. */
+    async verifyPass(serialNumber: string): Promise<PassCheck> {
+      const response = await send(`${baseUrl}/api/v1/passes/verify?serial=${encodeURIComponent(serialNumber)}`);
+      return (await readJson(response)) as PassCheck;
     },
   };
 }

@@ -26,6 +26,11 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; when: 
     when: 'The signature does not verify for this message and public key (signed by another key, over other bytes, or not canonical).',
   },
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id.' },
+  google_wallet_not_configured: {
+    status: 404,
+    title: 'Google Wallet not configured',
+    when: 'This service has no Google Wallet issuer configured, so passes have no Save to Google Wallet link.',
+  },
   message_already_used: {
     status: 409,
     title: 'Message already used',

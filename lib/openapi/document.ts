@@ -63,6 +63,8 @@ export type EndpointDoc = {
   rateLimited?: boolean;
   /** An input the endpoint's query or body schema rejects: the 400 example is what validation says about it. */
   invalidExample?: unknown;
+  /** An HTML page for people (the scanner check): every answer, failures included, is the page, never problem+json. */
+  page?: true;
 };
 
 /** Any request can meet these: the database or the instance going away, and bugs. */
@@ -141,7 +143,7 @@ function operation(endpoint: EndpointDoc, components: ComponentSchemas) {
     };
   }
 
-  const codes = [...endpoint.problems, ...(endpoint.rateLimited ? (['rate_limited'] as const) : []), ...ALWAYS_POSSIBLE];
+  const codes = endpoint.page ? [] : [...endpoint.problems, ...(endpoint.rateLimited ? (['rate_limited'] as const) : []), ...ALWAYS_POSSIBLE];
   for (const [status, statusCodes] of groupByStatus(codes)) {
     const existing = responses[status];
     const titles = statusCodes.map((code) => PROBLEMS[code].title).join(', or ');

@@ -7,9 +7,12 @@ import {
   claimBodySchema,
   claimResponseSchema,
   downloadQuerySchema,
+  googleSaveResponseSchema,
   healthResponseSchema,
   initQuerySchema,
   initResponseSchema,
+  passCheckSchema,
+  verifyQuerySchema,
 } from '../schemas';
 import { buildOpenApiDocument, type EndpointDoc } from './document';
 import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_CLAIM_RESPONSE, EXAMPLE_INIT_RESPONSE } from './examples';
@@ -69,6 +72,52 @@ export const ENDPOINTS: EndpointDoc[] = [
       304: { description: 'Your copy (If-None-Match) is current.', headers: ['ETag'] },
     },
     problems: ['pass_not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/passes/verify',
+    operationId: 'verifyPass',
+    tag: 'Passes',
+    summary: 'Check a pass at the door',
+    description:
+      "What this service issued under a pass's public serial number (its QR code carries `/verify?serial=`): the wallet address, wallet type and claim time. The serial number is public and is not the download id, so it gives no access to the pass file.",
+    query: verifyQuerySchema,
+    invalidExample: { serial: 'not-a-serial' },
+    responses: {
+      200: { description: 'A pass this service issued.', json: passCheckSchema },
+    },
+    problems: ['invalid_request', 'pass_not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/passes/google',
+    operationId: 'googleSaveLink',
+    tag: 'Passes',
+    summary: 'The Save to Google Wallet link of a pass',
+    description:
+      'The `https://pay.google.com/gp/v/save/<jwt>` link for the pass of a download id (the `pass` of a `downloadUrl`), when the service has a Google Wallet issuer. Keyed by the secret download id, since the link lets anyone save the pass.',
+    query: downloadQuerySchema,
+    responses: {
+      200: { description: 'The link (under 1,800 characters).', json: googleSaveResponseSchema },
+    },
+    problems: ['pass_not_found', 'google_wallet_not_configured'],
+  },
+  {
+    method: 'get',
+    path: '/verify',
+    operationId: 'verifyPage',
+    tag: 'Passes',
+    summary: 'The scanner check page',
+    description:
+      "The page a pass's QR code opens, for staff at a door: whether the pass is genuine and issued here, with its wallet address, wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.",
+    query: verifyQuerySchema,
+    page: true,
+    responses: {
+      200: { description: 'Genuine pass: issued by this service.', file: 'text/html' },
+      404: { description: 'Not issued here: an unknown, malformed or missing serial.', file: 'text/html' },
+      503: { description: 'Cannot check right now: the database does not answer.', file: 'text/html' },
+    },
+    problems: [],
   },
   {
     method: 'get',

@@ -132,6 +132,18 @@ describe('the typed client, through the route handlers', () => {
     await app.restart();
   });
 
+  it('resolves googleSaveUrl to null when the service has no Google Wallet issuer (google_wallet_not_configured)', async () => {
+    const wallet = new TestWallet();
+    const issued = await client.init(wallet.publicKey);
+    const { downloadUrl } = await client.claim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey });
+    const direct = await app.fetch(`/api/v1/passes/google?pass=${new URL(downloadUrl).searchParams.get('pass')}`);
+    expect(direct.status).toBe(404);
+    const problem = await direct.json();
+    expect(problem.code).toBe('google_wallet_not_configured');
+    seenCodes.add(problem.code);
+    await expect(client.googleSaveUrl(downloadUrl)).resolves.toBeNull();
+  });
+
   it('met every problem code above', () => {
     expect([...seenCodes].sort()).toEqual(Object.keys(PROBLEMS).sort());
   });

@@ -127,7 +127,8 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
   it('answers a bug with 500 internal_error carrying a request id, and no internals', async () => {
     app = await TestApp.open(backend);
     const { downloadUrl } = await (await app.claimWith(new TestWallet())).json();
-    app.services.issuer.signing.signerKeyPem = 'not a key';
+    // A signer that fails as a bug would (it is set up once at start, so break it directly).
+    app.services.issuer.signer = { sign: async () => { throw new Error('pkcs7 signer exploded at /srv/lib/x.js:1') } };
     const response = await app.fetch(new URL(downloadUrl).pathname + new URL(downloadUrl).search, {
       headers: { 'x-request-id': 'req-1234' },
     });

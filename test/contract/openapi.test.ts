@@ -13,6 +13,8 @@ import { verifyWalletSignature } from '@/lib/signature';
 import { WALLET_TYPES } from '@/lib/wallet-types';
 import { TestApp, TestWallet } from '../support/app';
 import { discoverRoutes, ResponseChecker } from '../support/openapi';
+import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
+import { inspectPkpass } from '../support/pkpass';
 import { ROOT } from '../support/server';
 
 const BASE = 'https://passes.example.com';
@@ -194,17 +196,48 @@ describe('the document matches what the route handlers answer', () => {
       ['GET', INIT, await app.fetch(`${INIT}?publicKey=${wallet.publicKey}`)],
       ['POST', CLAIM, await app.postClaim(body)],
       ['GET', '/download', await app.fetch(downloadUrl.slice(BASE.length))],
+      ['GET', '/api/v1/passes/verify', await app.fetch('/api/v1/passes/verify?serial=00000000-0000-4000-8000-000000000000')],
     ] as const) {
       expect(((await checker.check(method, route, response)) as { code: string }).code).toBe('service_unavailable');
     }
+    const page = await app.fetch('/verify?serial=00000000-0000-4000-8000-000000000000');
+    expect(page.status).toBe(503);
+    await checker.check('GET', '/verify', page);
     await app.restart();
+  });
+
+  it('GET /api/v1/passes/verify: 200, 400 exactly as the documented example, 404', async () => {
+    const { downloadUrl } = (await (await app.postClaim(await claimBody(new TestWallet()))).json()) as { downloadUrl: string };
+    const pass = inspectPkpass(new Uint8Array(await (await app.fetch(downloadUrl.slice(BASE.length))).arrayBuffer()));
+    const serial = pass.passJson.serialNumber as string;
+    expect(await checker.check('GET', '/api/v1/passes/verify', await app.fetch(`/api/v1/passes/verify?serial=${serial}`))).toMatchObject({ genuine: true, serialNumber: serial });
+    const invalid = await checker.check('GET', '/api/v1/passes/verify', await app.fetch('/api/v1/passes/verify?serial=not-a-serial'));
+    expect(invalid).toEqual(checker.operation('GET', '/api/v1/passes/verify').responses['400']!.content!['application/problem+json']!.examples!.invalid_request!.value);
+    await checker.check('GET', '/api/v1/passes/verify', await app.fetch('/api/v1/passes/verify?serial=00000000-0000-4000-8000-000000000000'));
+    // The page shows the same: 200 for the pass, 404 otherwise.
+    await checker.check('GET', '/verify', await app.fetch(`/verify?serial=${serial}`));
+    await checker.check('GET', '/verify', await app.fetch('/verify?serial=00000000-0000-4000-8000-000000000000'));
+  });
+
+  it('GET /api/v1/passes/google: 404 without a Google issuer, 200 with one, 404 for an unknown pass', async () => {
+    const { downloadUrl } = (await (await app.postClaim(await claimBody(new TestWallet()))).json()) as { downloadUrl: string };
+    const pass = new URL(downloadUrl).searchParams.get('pass')!;
+    const unconfigured = await checker.check('GET', '/api/v1/passes/google', await app.fetch(`/api/v1/passes/google?pass=${pass}`));
+    expect((unconfigured as { code: string }).code).toBe('google_wallet_not_configured');
+    const account = testServiceAccount();
+    await app.restart({ GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: account.json });
+    const link = await checker.check('GET', '/api/v1/passes/google', await app.fetch(`/api/v1/passes/google?pass=${pass}`));
+    expect((link as { saveUrl: string }).saveUrl).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\//);
+    const unknown = await checker.check('GET', '/api/v1/passes/google', await app.fetch('/api/v1/passes/google?pass=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+    expect((unknown as { code: string }).code).toBe('pass_not_found');
+    await app.restart({ GOOGLE_WALLET_ISSUER_ID: '', GOOGLE_SERVICE_ACCOUNT: '' });
   });
 
   it('the answers no handler gives on purpose match too: a bug (500), and an instance shutting down (503)', async () => {
     // The bodies apiRoute and server.ts build for these, by the same functions.
     const bug = await problemResponse(new AppError('internal_error', 'An unexpected error occurred.'), '2b7f0c1e-0000-4000-8000-000000000000').json();
     const shuttingDown = toProblem(new AppError('service_unavailable', 'This instance is shutting down; retry.'));
-    for (const endpoint of ENDPOINTS) {
+    for (const endpoint of ENDPOINTS.filter((e) => !e.page)) {
       checker.checkBody(endpoint.method, endpoint.path, 500, 'application/problem+json', bug);
       checker.checkBody(endpoint.method, endpoint.path, 503, 'application/problem+json', shuttingDown);
     }

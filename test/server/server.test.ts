@@ -1,13 +1,13 @@
 // The service as its users run it: `tsx server.ts` over the production build, spoken to over
 // real sockets by this test and by a client in another language.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPkpass } from '../support/pkpass';
-import { startServer, type RunningServer } from '../support/server';
+import { startServer, startServerExpectingRefusal, type RunningServer } from '../support/server';
 import { TestWallet } from '../support/wallet';
 
 describe('start-up', () => {
@@ -15,14 +15,10 @@ describe('start-up', () => {
     [{ PUBLIC_BASE_URL: 'http://passes.example.com' }, 'PUBLIC_BASE_URL'],
     [{ RATE_LIMIT_PER_MINUTE: 'lots' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ DATABASE_URL: 'postgres://127.0.0.1:1/none' }, 'DATABASE_URL'],
-  ])('stops on %j with one line naming the variable', (env, variable) => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'production', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'wpc-bad-')), DATABASE_TIMEOUT_MS: '500', ...env },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(result.status).toBe(1);
-    const lines = result.stderr.split('\n').filter((line) => line.trim() && !line.includes('npm warn'));
+  ])('stops on %j with one line naming the variable', async (env, variable) => {
+    const { code, stderr } = await startServerExpectingRefusal({ DATABASE_TIMEOUT_MS: '500', ...env });
+    expect(code).toBe(1);
+    const lines = stderr.split('\n').filter((line) => line.trim());
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^wallet-pass-claim: ${variable}: `));
   });

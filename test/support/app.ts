@@ -23,6 +23,9 @@ const ROUTES: Record<string, () => Promise<RouteModule>> = {
   '/api/v1/claim/wallet-pass': () => import('@/app/api/v1/claim/wallet-pass/route'),
   '/download': () => import('@/app/download/route'),
   '/api/v1/openapi.json': () => import('@/app/api/v1/openapi.json/route'),
+  '/api/v1/passes/verify': () => import('@/app/api/v1/passes/verify/route'),
+  '/api/v1/passes/google': () => import('@/app/api/v1/passes/google/route'),
+  '/verify': () => import('@/app/verify/route'),
 };
 
 export type InitBody = InitResult;

@@ -38,25 +38,42 @@ export function requireBuild(): void {
   }
 }
 
+/** `node --import tsx server.ts` with only `env` and what any Node process needs: nothing from the test's own environment (DATABASE_URL…) leaks in. */
+function spawnServer(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tmpdir(), NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Starts the server with settings it must refuse: resolves with its exit code and stderr. */
+export async function startServerExpectingRefusal(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-refused-'));
+  try {
+    const child = spawnServer({ PORT: String(await freePort()), DATA_DIR: dataDir, ...env });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    clearTimeout(timer);
+    return { code, stderr };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** Starts the server on a free port with a fresh DATA_DIR unless env names one; resolves once /health answers. */
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
   requireBuild();
   const port = await freePort();
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'wpc-server-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME ?? tmpdir(),
-      NODE_ENV: 'production',
-      NEXT_TELEMETRY_DISABLED: '1',
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      RATE_LIMIT_PER_MINUTE: '0',
-      ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnServer({
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
+    ...env,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

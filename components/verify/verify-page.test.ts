@@ -1,0 +1,60 @@
+// The scanner check page's HTML: escaped values, readable colours, a policy that allows its one
+// style block and nothing else.
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { contrastRatio } from '@/lib/passes/designs';
+import { escapeHtml, PAGE_COLOURS, renderVerifyPage } from './verify-page';
+
+const check = {
+  genuine: true as const,
+  serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
+  publicKey: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+  walletType: 'Phantom' as const,
+  claimedAt: '2026-03-14T15:09:26.535Z',
+  issuer: 'Bar & <Grill> "Club"',
+};
+
+describe('the scanner check page', () => {
+  it('escapes what it writes: an issuer name cannot inject markup', () => {
+    const { html } = renderVerifyPage({ kind: 'genuine', check });
+    expect(html).toContain('Issued by Bar &amp; &lt;Grill&gt; &quot;Club&quot;');
+    expect(html).not.toContain('<Grill>');
+    expect(escapeHtml(`<a href="x" onclick='y'>&`)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;');
+  });
+
+  it('shows the wallet, its app, the claim time in UTC and the serial', () => {
+    const { html, status } = renderVerifyPage({ kind: 'genuine', check });
+    expect(status).toBe(200);
+    expect(html).toContain('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin');
+    expect(html).toContain('9xQe…VFin');
+    expect(html).toContain('<dd>Phantom</dd>');
+    expect(html).toContain('<time datetime="2026-03-14T15:09:26.535Z">14 March 2026 at 15:09 UTC</time>');
+    expect(html).toContain(check.serialNumber);
+  });
+
+  it('answers 404 for a pass not issued here and 503 or 500 when the check could not run', () => {
+    expect(renderVerifyPage({ kind: 'not_issued' }).status).toBe(404);
+    expect(renderVerifyPage({ kind: 'unavailable', status: 503 }).status).toBe(503);
+    expect(renderVerifyPage({ kind: 'unavailable', status: 500 }).html).toContain('Cannot check right now');
+  });
+
+  it('carries no script, and a policy that allows exactly its own style block', () => {
+    for (const outcome of [{ kind: 'genuine', check } as const, { kind: 'not_issued' } as const]) {
+      const { html, contentSecurityPolicy } = renderVerifyPage(outcome);
+      expect(html).not.toMatch(/<script|\son\w+=/i);
+      const css = /<style>([\s\S]*)<\/style>/.exec(html)![1]!;
+      const hash = createHash('sha256').update(css).digest('base64');
+      expect(contentSecurityPolicy).toBe(`default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    }
+  });
+
+  it('uses colours at WCAG AA contrast or better', () => {
+    for (const background of Object.values(PAGE_COLOURS.verdicts)) {
+      expect(contrastRatio(PAGE_COLOURS.verdictText, background)).toBeGreaterThanOrEqual(4.5);
+    }
+    for (const text of [PAGE_COLOURS.text, PAGE_COLOURS.muted, PAGE_COLOURS.note]) {
+      expect(contrastRatio(text, PAGE_COLOURS.page)).toBeGreaterThanOrEqual(4.5);
+      expect(contrastRatio(text, PAGE_COLOURS.card)).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+});
