@@ -1,8 +1,20 @@
+import { ClaimCard } from '@/components/claim/ClaimCard';
+import { PassIcon } from '@/components/ui/icons';
+import styles from './page.module.css';
+
+/** The claim page: a server-rendered shell; the flow itself is the client component ClaimCard. */
 export default function ClaimPage() {
   return (
-    <main>
-      <h1>Claim your wallet pass</h1>
-      <p>Sign one message to prove you own this wallet. No transaction, no fee.</p>
+    <main className={styles.main}>
+      <div className={styles.brand}>
+        <span className={styles.brandMark} aria-hidden="true">
+          <PassIcon size={20} />
+        </span>
+        Wallet Pass
+      </div>
+      <h1 className={styles.title}>Claim your wallet pass</h1>
+      <p className={styles.lede}>Sign one message to prove you own this wallet. No transaction, no fee.</p>
+      <ClaimCard />
     </main>
   );
 }

@@ -104,6 +104,30 @@ export function createClaimClient(options: ClientOptions = {}) {
       return { downloadUrl: body.downloadUrl, created: response.status === 201 };
     },
 
+    /**
+     * The "Save to Google Wallet" link of a pass, or null when the service offers none.
+     * GET /api/v1/passes/google?pass=<id> answers 200 {saveUrl} when Google Wallet is configured
+     * and 404 when it is not (or for a service that predates the endpoint); any other failure throws.
+     */
+    async googleSaveUrl(downloadUrl: string): Promise<string | null> {
+      const passId = passIdOf(downloadUrl);
+      if (!passId) throw new ClaimApiError('unexpected_response', 0, 'The download URL has no pass id.');
+      const url = `${baseUrl}/api/v1/passes/google?pass=${encodeURIComponent(passId)}`;
+      let response: Response;
+      try {
+        response = await send(url);
+      } catch (error) {
+        if (error instanceof ClaimApiError && error.status === 404) return null;
+        throw error;
+      }
+      const body = (await readJson(response)) as { saveUrl?: unknown };
+      // Only an https link becomes an href: anything else (javascript:, data:) would be script.
+      if (typeof body.saveUrl !== 'string' || !body.saveUrl.startsWith('https://')) {
+        throw new ClaimApiError('unexpected_response', response.status, 'The answer has no https saveUrl.');
+      }
+      return body.saveUrl;
+    },
+
     /** GET the downloadUrl: the .pkpass bytes. */
     async download(downloadUrl: string): Promise<DownloadResult> {
       const response = await send(downloadUrl);
@@ -115,6 +139,15 @@ export function createClaimClient(options: ClientOptions = {}) {
 }
 
 export type ClaimClient = ReturnType<typeof createClaimClient>;
+
+/** The `pass` query parameter of a downloadUrl. */
+function passIdOf(downloadUrl: string): string | null {
+  try {
+    return new URL(downloadUrl, 'http://relative.invalid').searchParams.get('pass');
+  } catch {
+    return null;
+  }
+}
 
 async function readJson(response: Response): Promise<unknown> {
   try {
