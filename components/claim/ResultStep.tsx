@@ -2,7 +2,7 @@
 // Step 3, Add: the pass links. "Add to Apple Wallet" is the downloadUrl itself (Safari hands a
 // .pkpass to Wallet); "Save to Google Wallet" shows only when the service has a link; the QR code
 // carries the same downloadUrl to a phone when the claim happened on a computer.
-import { forwardRef, lazy, Suspense } from 'react';
+import { forwardRef, useEffect, useState, type ComponentType } from 'react';
 import { LinkButton } from '@/components/ui/Button';
 import { CopyLink } from '@/components/ui/CopyLink';
 import { AppleLogo, CheckIcon, GoogleLogo } from '@/components/ui/icons';
@@ -10,14 +10,31 @@ import type { ClaimState } from './claim-state';
 import { Badge, Panel } from './Panel';
 import styles from './claim.module.css';
 
-// The QR encoder is needed only here; the flow starts loading it while the claim is in flight.
-export const loadQrCode = () => import('@/components/ui/QrCode');
-const QrCode = lazy(loadQrCode);
+type QrCodeComponent = ComponentType<{ value: string; label: string; className?: string }>;
+
+// The QR encoder (~9 KiB gzip) is needed only here. ClaimCard starts loading it while the claim is
+// in flight, so it is usually in hand when the result shows; until it is, a blank square of the
+// same size holds its place.
+let loadedQrCode: QrCodeComponent | null = null;
+export const loadQrCode = () =>
+  import('@/components/ui/QrCode').then((module) => {
+    loadedQrCode = module.default;
+    return module.default;
+  });
+
+function useQrCode(): QrCodeComponent | null {
+  const [component, setComponent] = useState<QrCodeComponent | null>(() => loadedQrCode);
+  useEffect(() => {
+    if (!component) void loadQrCode().then((loaded) => setComponent(() => loaded), () => undefined);
+  }, [component]);
+  return component;
+}
 
 type Done = Extract<ClaimState, { kind: 'done' }>;
 
 export const Result = forwardRef<HTMLHeadingElement, { state: Done }>(function Result({ state }, ref) {
   const { downloadUrl, created, googleSaveUrl } = state;
+  const QrCode = useQrCode();
   return (
     <Panel
       ref={ref}
@@ -42,17 +59,19 @@ export const Result = forwardRef<HTMLHeadingElement, { state: Done }>(function R
             )}
           </div>
           <div className={styles.handoff}>
-            <Suspense fallback={<div className={styles.qr} aria-hidden="true" />}>
+            {QrCode ? (
               <QrCode value={downloadUrl} label="QR code of your pass link" className={styles.qr} />
-            </Suspense>
+            ) : (
+              <div className={styles.qr} aria-hidden="true" />
+            )}
             <p className={styles.handoffText}>
-              <strong>On a computer?</strong> Scan this with your phone’s camera to add the pass there.
+              <strong>Scan to add it on a phone</strong> Point the phone’s camera at this code.
             </p>
           </div>
           <CopyLink value={downloadUrl} label="Your pass link" />
         </div>
       }
-      footnote="Anyone with this link can add your pass, so share it only with yourself."
+      footnote="Keep this link to yourself: anyone who has it can add your pass."
     >
       {created ? 'Add it to your phone’s wallet.' : 'This wallet claimed its pass before. Here it is again.'}
     </Panel>

@@ -33,6 +33,7 @@ export class ClaimPage {
   /** Waits for the card to show `state`, then checks it: screenshot, axe, no sideways scroll. */
   async expectState(state: string, label = state): Promise<void> {
     await expect(this.card).toHaveAttribute('data-state', state);
+    if (state === 'done') await expect(this.card.getByRole('img', { name: 'QR code of your pass link' })).toBeVisible();
     await this.page.evaluate(() => document.fonts.ready);
     const path = this.info.outputPath(`${String(++this.shots).padStart(2, '0')}-${label}.png`);
     await this.page.screenshot({ path, fullPage: true, animations: 'disabled' });
