@@ -1,8 +1,8 @@
-import { ClaimCard } from '@/components/claim/ClaimCard';
+import { ClaimExperience } from '@/components/claim/ClaimCard';
 import { PassIcon } from '@/components/ui/icons';
 import styles from './page.module.css';
 
-/** The claim page: a server-rendered shell; the flow itself is the client component ClaimCard. */
+/** The claim page: a server-rendered shell; the flow itself is the client component ClaimExperience. */
 export default function ClaimPage() {
   return (
     <main className={styles.main}>
@@ -12,9 +12,14 @@ export default function ClaimPage() {
         </span>
         Wallet Pass
       </div>
-      <h1 className={styles.title}>Claim your wallet pass</h1>
-      <p className={styles.lede}>Sign one message to prove you own this wallet. No transaction, no fee.</p>
-      <ClaimCard />
+      <ClaimExperience
+        intro={
+          <>
+            <h1 className={styles.title}>Claim your wallet pass</h1>
+            <p className={styles.lede}>Sign one message to prove you own this wallet. No transaction, no fee.</p>
+          </>
+        }
+      />
     </main>
   );
 }

@@ -273,7 +273,8 @@ test.describe('on a 375 px phone', () => {
     expect(JSON.stringify(pass.passJson)).toContain(wallet.address);
   });
 
-  test('every state fits the screen: signing, declined, connecting', async ({ page, claim }) => {
+  test('every state fits the screen, in dark mode too: connecting, signing, declined', async ({ page, claim }) => {
+    await page.emulateMedia({ colorScheme: 'dark' });
     const wallet = new E2EWallet({ name: 'Coinbase Wallet', signIn: true });
     await wallet.install(page);
     await page.goto('/');

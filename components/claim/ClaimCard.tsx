@@ -2,9 +2,10 @@
 // The claim card: the three steps, and the current state in a stage of fixed minimum height, so
 // nothing around it moves as states change. Focus follows the state's heading, so keyboard and
 // screen-reader users land on what just changed.
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { CheckIcon } from '@/components/ui/icons';
 import { stepOf, type ClaimState } from './claim-state';
+import { PassPreview } from './PassPreview';
 import { loadQrCode, Result } from './ResultStep';
 import { ProblemView, Ready, Working } from './SignStep';
 import { useClaimFlow, type ClaimFlow } from './use-claim-flow';
@@ -14,8 +15,23 @@ import styles from './claim.module.css';
 const STEPS = ['Connect', 'Sign', 'Add to Wallet'] as const;
 const WALLET_SEARCH = new Set(['searching', 'choose', 'no-wallet']);
 
-export function ClaimCard() {
+/** The page's interactive part: the introduction (server-rendered, passed in), the pass picture, the card. */
+export function ClaimExperience({ intro }: { intro: ReactNode }) {
   const flow = useClaimFlow();
+  return (
+    <div className={styles.layout}>
+      <div className={styles.intro}>
+        {intro}
+        <div className={styles.preview}>
+          <PassPreview state={flow.state} />
+        </div>
+      </div>
+      <ClaimCard flow={flow} />
+    </div>
+  );
+}
+
+function ClaimCard({ flow }: { flow: ClaimFlow }) {
   const { state, Bridge } = flow;
   const heading = useRef<HTMLHeadingElement>(null);
 

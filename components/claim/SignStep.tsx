@@ -4,7 +4,8 @@
 import { forwardRef, useEffect, useState } from 'react';
 import { Button, Spinner } from '@/components/ui/Button';
 import { AlertIcon, ClockIcon, CloudOffIcon, ShieldIcon } from '@/components/ui/icons';
-import { formatWait, secondsUntil, shortAddress, type Account, type ClaimState, type Problem } from './claim-state';
+import { shortAddress } from '@/lib/address';
+import { formatWait, secondsUntil, type Account, type ClaimState, type Problem } from './claim-state';
 import { Badge, Panel, WalletAvatar } from './Panel';
 import type { ClaimFlow } from './use-claim-flow';
 import styles from './claim.module.css';

@@ -97,11 +97,6 @@ export function canSignAgain(init: InitResult | null, publicKey: string, now: nu
   return Number.isFinite(expires) && expires - now > MIN_MESSAGE_LIFE_MS;
 }
 
-/** "7xKXtg2C…sgAsU": enough of the address to recognise it, short enough for a phone. */
-export function shortAddress(address: string): string {
-  return address.length <= 12 ? address : `${address.slice(0, 4)}…${address.slice(-4)}`;
-}
-
 /** Seconds left until `at`, rounded up, never negative. */
 export function secondsUntil(at: number, now: number): number {
   return Math.max(0, Math.ceil((at - now) / 1000));

@@ -6,6 +6,7 @@ import { PKPass } from 'passkit-generator';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
 import { designFor, rgb, type PassDesign } from './designs';
+import { shortAddress } from '../address';
 
 /** What a pass says: one wallet's claim. */
 export type PassContent = {
@@ -39,9 +40,7 @@ function designImages(design: PassDesign): Record<string, Buffer> {
 }
 
 /** "7xKX…sAsU": enough of an address to recognise it at a glance. */
-export function shortAddress(address: string): string {
-  return address.length <= 12 ? address : `${address.slice(0, 4)}…${address.slice(-4)}`;
-}
+export { shortAddress };
 
 export function explorerUrl(address: string, chainId: string): string {
   const cluster = chainId.replace(/^solana:/, '');
