@@ -35,6 +35,21 @@ type Done = Extract<ClaimState, { kind: 'done' }>;
 export const Result = forwardRef<HTMLHeadingElement, { state: Done }>(function Result({ state }, ref) {
   const { downloadUrl, created, googleSaveUrl } = state;
   const QrCode = useQrCode();
+  // On Android, Google Wallet is the phone's wallet: its button goes first. (The result only ever
+  // renders in the browser, after a claim, so reading the user agent here cannot mismatch the server.)
+  const googleFirst = Boolean(googleSaveUrl) && /Android/i.test(navigator.userAgent);
+  const apple = (
+    <LinkButton key="apple" href={downloadUrl} variant="apple">
+      <AppleLogo size={22} />
+      Add to Apple Wallet
+    </LinkButton>
+  );
+  const google = googleSaveUrl && (
+    <LinkButton key="google" href={googleSaveUrl} variant="google" target="_blank" rel="noopener noreferrer">
+      <GoogleLogo size={20} />
+      Save to Google Wallet
+    </LinkButton>
+  );
   return (
     <Panel
       ref={ref}
@@ -46,18 +61,7 @@ export const Result = forwardRef<HTMLHeadingElement, { state: Done }>(function R
       title={created ? 'Your pass is ready' : 'You already have a pass'}
       body={
         <div className={styles.result}>
-          <div className={styles.walletButtons}>
-            <LinkButton href={downloadUrl} variant="apple">
-              <AppleLogo size={22} />
-              Add to Apple Wallet
-            </LinkButton>
-            {googleSaveUrl && (
-              <LinkButton href={googleSaveUrl} variant="google" target="_blank" rel="noopener noreferrer">
-                <GoogleLogo size={20} />
-                Save to Google Wallet
-              </LinkButton>
-            )}
-          </div>
+          <div className={styles.walletButtons}>{googleFirst ? [google, apple] : [apple, google]}</div>
           <div className={styles.handoff}>
             {QrCode ? (
               <QrCode value={downloadUrl} label="QR code of your pass link" className={styles.qr} />
