@@ -13,7 +13,8 @@ import { ChooseWallet, ConnectFailed, Connecting, Disconnected } from './WalletS
 import styles from './claim.module.css';
 
 const STEPS = ['Connect', 'Sign', 'Add to Wallet'] as const;
-const WALLET_SEARCH = new Set(['searching', 'choose', 'no-wallet']);
+/** Views that show the same panel: moving between them leaves focus where it is. */
+const FOCUS_STAYS = [new Set(['searching', 'choose', 'no-wallet']), new Set(['ready', 'preparing']), new Set(['signing', 'submitting'])];
 
 /** The page's interactive part: the introduction (server-rendered, passed in), the pass picture, the card. */
 export function ClaimExperience({ intro }: { intro: ReactNode }) {
@@ -35,14 +36,14 @@ function ClaimCard({ flow }: { flow: ClaimFlow }) {
   const { state, Bridge } = flow;
   const heading = useRef<HTMLHeadingElement>(null);
 
-  // Move focus to the new state's heading. Not while the page is still finding wallets: that
-  // happens on its own, and focus should stay where the person put it.
+  // Move focus to the new state's heading, unless the panel stays the same (the page finding
+  // wallets on its own, a busy button, a signature on its way).
   const view = viewKey(state, flow);
   const previousView = useRef(view);
   useEffect(() => {
     const previous = previousView.current;
     previousView.current = view;
-    if (previous === view || (WALLET_SEARCH.has(previous) && WALLET_SEARCH.has(view))) return;
+    if (previous === view || FOCUS_STAYS.some((group) => group.has(previous) && group.has(view))) return;
     heading.current?.focus({ preventScroll: true });
   }, [view]);
 

@@ -9,7 +9,9 @@ import styles from './PassPreview.module.css';
 
 export function PassPreview({ state }: { state: ClaimState }) {
   const account = 'account' in state ? state.account : null;
-  const design = designFor(walletTypeForWallet(account?.wallet.name ?? 'Generic'));
+  // The design of the wallet being connected or connected; the Generic one before any is chosen.
+  const wallet = account?.wallet ?? ('wallet' in state ? state.wallet : null);
+  const design = designFor(walletTypeForWallet(wallet?.name ?? 'Generic'));
   const added = state.kind === 'done';
   return (
     <div className={`${styles.stage} ${added ? styles.added : ''}`} aria-hidden="true">

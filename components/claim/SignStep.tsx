@@ -39,13 +39,22 @@ const FREE_TO_SIGN = (
   </>
 );
 
-export const Ready = forwardRef<HTMLHeadingElement, Props & { account: Account }>(function Ready({ flow, account }, ref) {
+/** Ready to claim; also shown, with the button busy, while the message is being issued (a blink). */
+export const Ready = forwardRef<HTMLHeadingElement, Props & { account: Account; preparing?: boolean }>(function Ready(
+  { flow, account, preparing = false },
+  ref,
+) {
   return (
     <Panel
       ref={ref}
       visual={<AccountChip account={account} flow={flow} />}
       title="Ready to claim"
-      actions={<Button onClick={flow.claim}>Claim my pass</Button>}
+      actions={
+        <Button onClick={flow.claim} disabled={preparing} aria-busy={preparing || undefined}>
+          {preparing && <Spinner />}
+          Claim my pass
+        </Button>
+      }
       footnote={FREE_TO_SIGN}
     >
       {account.wallet.name} will ask you to sign one message. It proves this address is yours; it is not a transaction.
@@ -53,41 +62,33 @@ export const Ready = forwardRef<HTMLHeadingElement, Props & { account: Account }
   );
 });
 
+/** The wallet has the signature request, or the signed message is on its way to the service. */
 export const Working = forwardRef<HTMLHeadingElement, Props & { state: Extract<ClaimState, { kind: 'working' }> }>(function Working({ flow, state }, ref) {
   const { account, step, renewed } = state;
+  if (step === 'preparing') return <Ready ref={ref} flow={flow} account={account} preparing />;
   const name = account.wallet.name;
-  if (step === 'signing') {
-    return (
-      <Panel
-        ref={ref}
-        visual={<WalletAvatar icon={account.wallet.icon} busy />}
-        title="Check your wallet"
-        actions={
-          <Button variant="secondary" onClick={flow.cancel}>
-            Cancel
-          </Button>
-        }
-        footnote={FREE_TO_SIGN}
-      >
-        {renewed
-          ? `The first message expired before it reached us. Approve the new signature request in ${name}.`
-          : `Approve the signature request in ${name} to claim your pass.`}
-      </Panel>
-    );
-  }
+  const signing = step === 'signing';
   return (
     <Panel
       ref={ref}
-      visual={
-        <Badge tone="accent">
-          <Spinner />
-        </Badge>
+      visual={<WalletAvatar icon={account.wallet.icon} busy />}
+      title={signing ? 'Check your wallet' : 'Creating your pass'}
+      actions={
+        signing ? (
+          <Button variant="secondary" onClick={flow.cancel}>
+            Cancel
+          </Button>
+        ) : (
+          <div className={styles.actionPlaceholder} aria-hidden="true" />
+        )
       }
-      title={step === 'preparing' ? 'Preparing your message' : 'Creating your pass'}
-      actions={<div className={styles.actionPlaceholder} aria-hidden="true" />}
       footnote={FREE_TO_SIGN}
     >
-      {step === 'preparing' ? 'One moment…' : 'Your signature checks out. Building your pass…'}
+      {!signing
+        ? 'Signed. Your pass is on its way…'
+        : renewed
+          ? `The first message expired before it reached us. Approve the new signature request in ${name}.`
+          : `Approve the signature request in ${name} to claim your pass.`}
     </Panel>
   );
 });

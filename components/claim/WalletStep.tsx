@@ -3,7 +3,7 @@
 // connecting, a connection that failed, and a wallet that disconnected mid-way.
 import { forwardRef, useEffect, useState } from 'react';
 import { Button, LinkButton } from '@/components/ui/Button';
-import { AlertIcon, ArrowRightIcon, ExternalIcon, UnplugIcon, WalletIcon } from '@/components/ui/icons';
+import { AlertIcon, ArrowRightIcon, ExternalIcon, UnlinkIcon, WalletIcon } from '@/components/ui/icons';
 import type { ClaimState, WalletOption } from './claim-state';
 import { Badge, Panel, WalletAvatar } from './Panel';
 import type { ClaimFlow, WalletList } from './use-claim-flow';
@@ -164,7 +164,7 @@ export const Disconnected = forwardRef<HTMLHeadingElement, Props & { wallet: Wal
       ref={ref}
       visual={
         <Badge tone="warning">
-          <UnplugIcon size={30} />
+          <UnlinkIcon size={30} />
         </Badge>
       }
       title="Your wallet disconnected"

@@ -51,12 +51,12 @@ export const CloudOffIcon = (p: IconProps) => (
   </Icon>
 );
 
-export const UnplugIcon = (p: IconProps) => (
+/** A chain link broken in two: the wallet's connection ended. */
+export const UnlinkIcon = (p: IconProps) => (
   <Icon {...p}>
-    <path d="m19 5 3-3M2 22l3-3" />
-    <path d="M6.3 20.3a2.4 2.4 0 0 0 3.4 0L12 18l-6-6-2.3 2.3a2.4 2.4 0 0 0 0 3.4Z" />
-    <path d="M7.5 13.5 10 11M10.5 16.5 13 14" />
-    <path d="m12 6 6 6 2.3-2.3a2.4 2.4 0 0 0 0-3.4l-2.6-2.6a2.4 2.4 0 0 0-3.4 0Z" />
+    <path d="M14 7.5 15.8 5.7a3.5 3.5 0 0 1 5 5L19 12.5" />
+    <path d="M10 16.5 8.2 18.3a3.5 3.5 0 0 1-5-5L5 11.5" />
+    <path d="M8.5 3v3M3 8.5h3M15.5 21v-3M21 15.5h-3" />
   </Icon>
 );
 
