@@ -20,7 +20,7 @@ export const config = {
   // and static assets need no policy.
   matcher: [
     {
-      source: '/((?!api/|_next/static|_next/image|health|download|favicon.ico).*)',
+      source: '/((?!api/|_next/static/|_next/image|health$|download$|favicon\\.ico$).*)',
       missing: [
         { type: 'header', key: 'next-router-prefetch' },
         { type: 'header', key: 'purpose', value: 'prefetch' },

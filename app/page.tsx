@@ -17,6 +17,9 @@ export default function ClaimPage() {
           <>
             <h1 className={styles.title}>Claim your wallet pass</h1>
             <p className={styles.lede}>Sign one message to prove you own this wallet. No transaction, no fee.</p>
+            <noscript>
+              <p className={styles.noscript}>Claiming needs JavaScript: it is how this page talks to your wallet.</p>
+            </noscript>
           </>
         }
       />

@@ -38,4 +38,18 @@ test('the API keeps its CORS headers and gets no page policy', async ({ request 
   });
   expect(preflight.status()).toBe(204);
   expect(preflight.headers()['access-control-allow-origin']).toBe('*');
+  for (const path of ['/health', '/download?pass=unknown']) {
+    const response = await request.get(path);
+    expect(response.headers()['access-control-allow-origin'], path).toBe('*');
+    expect(response.headers()['content-security-policy'], path).toBeUndefined();
+  }
+});
+
+test('a page that does not exist gets the same policy, and its scripts the nonce', async ({ request }) => {
+  const missing = await request.get('/no-such-page');
+  expect(missing.status()).toBe(404);
+  const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(missing.headers()['content-security-policy'] ?? '')?.[1];
+  expect(nonce).toBeTruthy();
+  const scripts = (await missing.text()).match(/<script\b[^>]*>/g) ?? [];
+  expect(scripts.filter((tag) => !tag.includes(`nonce="${nonce}"`))).toEqual([]);
 });
