@@ -14,6 +14,7 @@ import {
   type WalletOption,
 } from './claim-state';
 import { useStandardWallets } from './detected-wallets';
+import type { SignedClaim } from './sign-claim';
 import type { ConnectedWallet, WalletBridgeProps, WalletHandle } from './wallet-bridge';
 
 const client = createClaimClient();
@@ -126,8 +127,12 @@ export function useClaimFlow(): ClaimFlow {
   );
 
   // --- Claiming -----------------------------------------------------------------------------------
-  /** The last issued message, kept while it has never left the page (declined, wallet error). */
-  const unsignedMessage = useRef<InitResult | null>(null);
+  /**
+   * What a retry can pick up without a new request to the wallet: an issued message that never
+   * left the page (declined, wallet error), or a signed one the service did not process (429, no
+   * answer). Either only for the account it was made for, and while it has time left.
+   */
+  const resumable = useRef<{ init: InitResult; signed: SignedClaim | null } | null>(null);
 
   const claim = useCallback(async () => {
     const from = stateRef.current;
@@ -137,46 +142,57 @@ export function useClaimFlow(): ClaimFlow {
     const stillCurrent = () => current === run.current;
     const working = (step: 'preparing' | 'signing' | 'submitting', renewed = false) =>
       stillCurrent() && setState({ kind: 'working', account, step, renewed });
-    const fail = (problem: Parameters<typeof problemFromApiError>[0]) =>
-      stillCurrent() && setState({ kind: 'problem', account, problem: problemFromApiError(problem, Date.now()) });
+    const fail = (error: unknown) =>
+      stillCurrent() && setState({ kind: 'problem', account, problem: problemFromApiError(error, Date.now()) });
 
     const wallets = handle.current;
     if (!wallets) return; // ready implies a connected wallet, so the stack is loaded
 
-    working('preparing');
+    const resume = resumable.current;
+    resumable.current = null;
     let init: InitResult;
-    try {
-      init = canSignAgain(unsignedMessage.current, account.publicKey, Date.now())
-        ? unsignedMessage.current
-        : await client.init(account.publicKey);
-    } catch (error) {
-      return fail(error);
+    let signed: SignedClaim | null = null;
+    if (resume && canSignAgain(resume.init, account.publicKey, Date.now())) {
+      ({ init, signed } = resume);
+    } else {
+      working('preparing');
+      try {
+        init = await client.init(account.publicKey);
+      } catch (error) {
+        return fail(error);
+      }
     }
 
     // An expired message is renewed once without asking the person anything but the signature.
     for (let renewed = false; ; renewed = true) {
-      unsignedMessage.current = init;
-      working('signing', renewed);
-      const outcome = await wallets.sign(init);
-      if (!stillCurrent()) return;
-      if (!outcome.ok) {
-        if (outcome.failure === 'disconnected') return setState({ kind: 'disconnected', wallet: account.wallet });
-        return setState({ kind: 'problem', account, problem: problemFromWalletFailure(outcome.failure) });
+      if (!signed) {
+        working('signing', renewed);
+        const outcome = await wallets.sign(init);
+        if (!stillCurrent()) return;
+        if (!outcome.ok) {
+          resumable.current = { init, signed: null }; // nothing left the page: sign this one again
+          if (outcome.failure === 'disconnected') return setState({ kind: 'disconnected', wallet: account.wallet });
+          return setState({ kind: 'problem', account, problem: problemFromWalletFailure(outcome.failure) });
+        }
+        signed = outcome.signed;
       }
-      unsignedMessage.current = null; // it leaves the page now: never offer it again
       working('submitting');
       try {
-        const result = await client.claim({ ...outcome.signed, walletType: walletTypeForWallet(account.wallet.name) });
+        const result = await client.claim({ ...signed, walletType: walletTypeForWallet(account.wallet.name) });
         const googleSaveUrl = await googleLink(result.downloadUrl);
         if (stillCurrent()) {
           setState({ kind: 'done', account, downloadUrl: result.downloadUrl, created: result.created, googleSaveUrl });
         }
         return;
       } catch (error) {
-        const expired = error instanceof ClaimApiError && error.code === 'message_expired';
-        if (!expired || renewed) return fail(error);
+        const code = error instanceof ClaimApiError ? error.code : null;
+        if (code === 'rate_limited' || code === 'network_error' || code === 'service_unavailable') {
+          resumable.current = { init, signed }; // not processed (or not known to be): send it again
+        }
+        if (code !== 'message_expired' || renewed) return fail(error);
         try {
           init = await client.init(account.publicKey);
+          signed = null;
         } catch (initError) {
           return fail(initError);
         }
@@ -193,7 +209,7 @@ export function useClaimFlow(): ClaimFlow {
 
   const chooseAnotherWallet = useCallback(() => {
     run.current++;
-    unsignedMessage.current = null;
+    resumable.current = null;
     setState({ kind: 'idle' });
     void handle.current?.disconnect();
   }, []);
@@ -208,7 +224,7 @@ export function useClaimFlow(): ClaimFlow {
       setState({ kind: 'disconnected', wallet: from.account.wallet });
     } else if (connection.publicKey !== from.account.publicKey && from.kind !== 'working') {
       // The person switched accounts in the wallet: claim for the one now connected.
-      unsignedMessage.current = null;
+      resumable.current = null;
       const account: Account = { ...from.account, publicKey: connection.publicKey };
       setState({ kind: 'ready', account });
     }
