@@ -107,6 +107,8 @@ function problemCopy(problem: Problem, walletName: string): ProblemCopy {
       return { tone: 'warning', icon: 'alert', title: 'A different account signed', text: 'Your wallet signed with another account than the one connected. Try again to claim for the connected account.' };
     case 'expired':
       return { tone: 'warning', icon: 'clock', title: 'The message expired', text: 'Messages are valid for a few minutes. Sign a fresh one to continue.' };
+    case 'used':
+      return { tone: 'warning', icon: 'clock', title: 'That message was already used', text: 'Each message works once. Sign a fresh one to continue.' };
     case 'rate-limited':
       return { tone: 'warning', icon: 'clock', title: 'Too many attempts', text: 'Too many claims came from your network just now. Please wait a moment.' };
     case 'unavailable':

@@ -47,6 +47,7 @@ describe('problemFromApiError: what a failure means for the person', () => {
   it('separates a rejected signature from an expired message', () => {
     expect(problemFromApiError(new ClaimApiError('signature_invalid', 401, 'x'), NOW)).toEqual({ code: 'rejected' });
     expect(problemFromApiError(new ClaimApiError('message_expired', 401, 'x'), NOW)).toEqual({ code: 'expired' });
+    expect(problemFromApiError(new ClaimApiError('message_already_used', 409, 'x'), NOW)).toEqual({ code: 'used' });
   });
 });
 

@@ -22,6 +22,7 @@ export type Problem =
   | { code: 'cannot-sign' }
   | { code: 'account-changed' }
   | { code: 'expired' }
+  | { code: 'used' }
   | { code: 'rate-limited'; retryAt: number }
   | { code: 'unavailable' }
   | { code: 'rejected' }
@@ -66,6 +67,9 @@ export function problemFromApiError(error: unknown, now: number): Problem {
       return { code: 'unavailable' };
     case 'message_expired':
       return { code: 'expired' };
+    case 'message_already_used':
+      // A resent claim whose first sending had gone through after all.
+      return { code: 'used' };
     case 'signature_invalid':
     case 'message_not_issued':
       return { code: 'rejected' };
