@@ -69,7 +69,7 @@ export const Result = forwardRef<HTMLHeadingElement, { state: Done }>(function R
               <div className={styles.qr} aria-hidden="true" />
             )}
             <p className={styles.handoffText}>
-              <strong>Scan to add it on a phone</strong> Point the phone’s camera at this code.
+              <strong>Scan with a phone</strong> Point its camera at this code to add the pass there.
             </p>
           </div>
           <CopyLink value={downloadUrl} label="Your pass link" />

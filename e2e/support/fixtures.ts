@@ -43,6 +43,21 @@ export class ClaimPage {
     const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `axe on "${label}"`).toEqual([]);
 
+    // Nothing spills out of the card's padding (a clipped button edge, a label too wide to fit).
+    const spilling = await this.card.evaluate((card) => {
+      const box = card.getBoundingClientRect();
+      const style = getComputedStyle(card);
+      const left = box.left + parseFloat(style.paddingLeft) - 1;
+      const right = box.right - parseFloat(style.paddingRight) + 1;
+      return [...card.querySelectorAll('*')]
+        .filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.width > 1 && (r.left < left || r.right > right);
+        })
+        .map((el) => `${el.tagName.toLowerCase()}.${String(el.getAttribute('class') ?? '')}`);
+    });
+    expect(spilling, `elements outside the card on "${label}"`).toEqual([]);
+
     // Against the device width: on a phone, content wider than the screen widens the page itself.
     const width = await this.page.evaluate(() => document.documentElement.scrollWidth);
     expect(width, `page width on "${label}"`).toBeLessThanOrEqual(this.page.viewportSize()!.width);
