@@ -17,6 +17,12 @@ export class ConfigError extends Error {
 export const DEFAULT_STATEMENT =
   'Sign this message to prove you own this wallet and claim your wallet pass. No transaction, no fee.';
 
+/**
+ * True under `next dev`, whose React build needs eval and injects styles without a nonce (the page
+ * CSP relaxes for it). Next.js inlines NODE_ENV at build time; it is not a setting.
+ */
+export const isDevelopmentBuild = (): boolean => process.env.NODE_ENV === 'development';
+
 /** Development identifiers used when no Apple certificates are configured. */
 export const DEV_PASS_TYPE_ID = 'pass.dev.wallet-pass-claim';
 export const DEV_TEAM_ID = 'DEVTEAM000';

@@ -23,3 +23,8 @@ export const DEFAULT_WALLET_TYPE: WalletType = 'Generic';
 export function isWalletType(value: unknown): value is WalletType {
   return typeof value === 'string' && (WALLET_TYPES as readonly string[]).includes(value);
 }
+
+/** The walletType a claim names for a wallet app: its own design when it has one, Generic otherwise. */
+export function walletTypeForWallet(walletName: string): WalletType {
+  return isWalletType(walletName) ? walletName : DEFAULT_WALLET_TYPE;
+}

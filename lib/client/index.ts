@@ -94,29 +94,39 @@ export function createClaimClient(options: ClientOptions = {}) {
       return { downloadUrl, created: response.status === 201 };
     },
 
-    /** GET a downloadUrl: the .pkpass bytes and the file name the service gives them. */
+    /**
+     * The "Save to Google Wallet" link of a pass, or null when the service offers none.
+     * GET /api/v1/passes/google?pass=<id> answers 200 {saveUrl} when Google Wallet is configured
+     * and 404 google_wallet_not_configured when it is not; a service that predates the endpoint
+     * answers a bare 404. Any other failure (an unknown pass included) throws.
+     */
+    async googleSaveUrl(downloadUrl: string): Promise<string | null> {
+      const passId = passIdOf(downloadUrl);
+      if (!passId) throw new ClaimApiError('unexpected_response', 0, 'The download URL has no pass id.');
+      const url = `${baseUrl}/api/v1/passes/google?pass=${encodeURIComponent(passId)}`;
+      let response: Response;
+      try {
+        response = await send(url);
+      } catch (error) {
+        if (error instanceof ClaimApiError && (error.code === 'google_wallet_not_configured' || (error.status === 404 && !error.problem))) {
+          return null;
+        }
+        throw error;
+      }
+      const body = (await readJson(response)) as { saveUrl?: unknown };
+      // Only an https link becomes an href: anything else (javascript:, data:) would be script.
+      if (typeof body.saveUrl !== 'string' || !body.saveUrl.startsWith('https://')) {
+        throw new ClaimApiError('unexpected_response', response.status, 'The answer has no https saveUrl.');
+      }
+      return body.saveUrl;
+    },
+
+    /** GET the downloadUrl: the .pkpass bytes. */
     async download(downloadUrl: string): Promise<DownloadResult> {
       const response = await send(downloadUrl);
       const disposition = response.headers.get('content-disposition') ?? '';
       const filename = /filename="([^"/\\]+)"/.exec(disposition)?.[1] ?? 'wallet-pass.pkpass';
       return { bytes: new Uint8Array(await response.arrayBuffer()), filename, etag: response.headers.get('etag') };
-    },
-
-    /**
-     * GET /api/v1/passes/google for the pass of `downloadUrl`: its Save to Google Wallet link, or
-     * null when the service has no Google Wallet issuer configured.
-     */
-    async googleSaveUrl(downloadUrl: string): Promise<string | null> {
-      const passId = new URL(downloadUrl, 'http://base.invalid').searchParams.get('pass') ?? '';
-      try {
-        const response = await send(`${baseUrl}/api/v1/passes/google?pass=${encodeURIComponent(passId)}`);
-        const body = (await readJson(response)) as { saveUrl?: unknown };
-        if (typeof body.saveUrl !== 'string') throw new ClaimApiError('unexpected_response', response.status, 'The answer has no saveUrl.');
-        return body.saveUrl;
-      } catch (error) {
-        if (error instanceof ClaimApiError && error.code === 'google_wallet_not_configured') return null;
-        throw error;
-      }
     },
 
     /** GET /api/v1/passes/verify: what the service issued under a pass's public serial number. */
@@ -130,6 +140,15 @@ export function createClaimClient(options: ClientOptions = {}) {
 export type ClaimClient = ReturnType<typeof createClaimClient>;
 
 const INIT_FIELDS = ['domain', 'nonce', 'issuedAt', 'expirationTime', 'message', 'address', 'statement', 'uri', 'version', 'chainId'] as const;
+
+/** The `pass` query parameter of a downloadUrl. */
+function passIdOf(downloadUrl: string): string | null {
+  try {
+    return new URL(downloadUrl, 'http://relative.invalid').searchParams.get('pass');
+  } catch {
+    return null;
+  }
+}
 
 async function readJson(response: Response): Promise<unknown> {
   try {

@@ -16,6 +16,7 @@ import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
 import { designFor, rgb, type PassDesign } from './designs';
 import type { ManifestSigner } from './manifest-signer';
+import { shortAddress } from '../address';
 
 /** What a pass says: one wallet's claim. */
 export type PassContent = {
@@ -56,9 +57,7 @@ export function designImages(design: PassDesign): DesignImages {
 const sha1Hex = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest('hex');
 
 /** "7xKX…sAsU": enough of an address to recognise it at a glance. */
-export function shortAddress(address: string): string {
-  return address.length <= 12 ? address : `${address.slice(0, 4)}…${address.slice(-4)}`;
-}
+export { shortAddress };
 
 export function explorerUrl(address: string, chainId: string): string {
   const cluster = chainId.replace(/^solana:/, '');

@@ -1,0 +1,55 @@
+// Security headers: the page's Content-Security-Policy (a fresh nonce on every script Next.js
+// writes), framing refused, no sniffing, no referrer, no X-Powered-By; and the API's CORS intact.
+import { expect, test } from '@playwright/test';
+
+test('the page sends a nonce-based CSP and the other security headers', async ({ request }) => {
+  const first = await request.get('/');
+  const second = await request.get('/');
+  const csp = first.headers()['content-security-policy'];
+  expect(csp).toBeTruthy();
+  const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp!)?.[1];
+  expect(nonce, 'a nonce in script-src').toBeTruthy();
+  expect(second.headers()['content-security-policy']).not.toContain(nonce!);
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).toContain("object-src 'none'");
+  expect(csp).not.toContain('unsafe-inline');
+  expect(csp).not.toContain('unsafe-eval');
+  expect(first.headers()['x-content-type-options']).toBe('nosniff');
+  expect(first.headers()['referrer-policy']).toBe('no-referrer');
+  expect(first.headers()['x-frame-options']).toBe('DENY');
+  expect(first.headers()['x-powered-by']).toBeUndefined();
+
+  // Every script tag Next.js wrote carries this response's nonce.
+  const html = await first.text();
+  const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+  expect(scripts.length).toBeGreaterThan(0);
+  expect(scripts.filter((tag) => !tag.includes(`nonce="${nonce}"`))).toEqual([]);
+});
+
+test('the API keeps its CORS headers and gets no page policy', async ({ request }) => {
+  const init = await request.get('/api/v1/claim/init?publicKey=11111111111111111111111111111111');
+  expect(init.status()).toBe(200);
+  expect(init.headers()['access-control-allow-origin']).toBe('*');
+  expect(init.headers()['content-security-policy']).toBeUndefined();
+  expect(init.headers()['x-powered-by']).toBeUndefined();
+  const preflight = await request.fetch('/api/v1/claim/wallet-pass', {
+    method: 'OPTIONS',
+    headers: { origin: 'https://third-party.example', 'access-control-request-method': 'POST' },
+  });
+  expect(preflight.status()).toBe(204);
+  expect(preflight.headers()['access-control-allow-origin']).toBe('*');
+  for (const path of ['/health', '/download?pass=unknown']) {
+    const response = await request.get(path);
+    expect(response.headers()['access-control-allow-origin'], path).toBe('*');
+    expect(response.headers()['content-security-policy'], path).toBeUndefined();
+  }
+});
+
+test('a page that does not exist gets the same policy, and its scripts the nonce', async ({ request }) => {
+  const missing = await request.get('/no-such-page');
+  expect(missing.status()).toBe(404);
+  const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(missing.headers()['content-security-policy'] ?? '')?.[1];
+  expect(nonce).toBeTruthy();
+  const scripts = (await missing.text()).match(/<script\b[^>]*>/g) ?? [];
+  expect(scripts.filter((tag) => !tag.includes(`nonce="${nonce}"`))).toEqual([]);
+});

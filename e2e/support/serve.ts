@@ -1,0 +1,29 @@
+// `tsx e2e/support/serve.ts <name>`: runs one of the servers of servers.ts for Playwright's
+// webServer, with a temporary DATA_DIR that is deleted when Playwright stops it (SIGTERM).
+import { TestServer } from './server';
+import { SERVERS } from './servers';
+
+const name = process.argv[2] as keyof typeof SERVERS;
+const spec = SERVERS[name];
+if (!spec) {
+  console.error(`usage: tsx e2e/support/serve.ts <${Object.keys(SERVERS).join('|')}>`);
+  process.exit(2);
+}
+const server = new TestServer({ port: spec.port, env: spec.env, log: (line) => console.log(line) });
+
+async function main() {
+  const stop = async () => {
+    await server.dispose();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  await server.start();
+  console.log(`e2e server "${name}" ready at ${server.url}`);
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error);
+  await server.dispose();
+  process.exit(1);
+});

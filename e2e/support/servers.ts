@@ -1,0 +1,17 @@
+// The servers the end-to-end tests run against, each a real `tsx server.ts` on its own port and
+// DATA_DIR. Ports start at E2E_PORT_BASE (default 3400) so parallel checkouts can move them.
+const base = Number(process.env.E2E_PORT_BASE ?? 3400);
+
+export const SERVERS = {
+  /** Defaults, rate limiting off: the claims. */
+  main: { port: base, env: {} },
+  /** Two claim-path requests per minute: the 429 state. */
+  limited: { port: base + 1, env: { RATE_LIMIT_PER_MINUTE: '2' } },
+  /** Messages expire eight seconds after they are issued: the expired-message state. */
+  expiring: { port: base + 2, env: { NONCE_TTL_SECONDS: '8' } },
+} as const;
+
+/** Started and stopped by the server-down test itself. */
+export const STOPPABLE_PORT = base + 3;
+
+export const urlOf = (port: number) => `http://127.0.0.1:${port}`;

@@ -1,0 +1,46 @@
+// Security headers of the HTML pages (the claim page and Next's error pages). API routes, /health
+// and /download keep their own headers (CORS in cors.ts); next.config.mjs adds nosniff and
+// Referrer-Policy everywhere. Each directive names the threat it answers.
+
+/** A fresh, unguessable value per response: only scripts carrying it may run. */
+export function newNonce(): string {
+  const bytes = new Uint8Array(18);
+  crypto.getRandomValues(bytes);
+  return btoa(String.fromCharCode(...bytes));
+}
+
+export function pageContentSecurityPolicy(nonce: string, { dev = false } = {}): string {
+  return [
+    // Anything not named below: this origin only.
+    "default-src 'self'",
+    // Injected markup cannot run script: only Next's own scripts carry the nonce, and
+    // 'strict-dynamic' lets them load the page's chunks. 'self' is for browsers without
+    // 'strict-dynamic', which ignore the nonce-less rest. React's dev build needs eval.
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ''}`,
+    // Injected <style> cannot restyle the page (e.g. to hide the real address behind a fake one).
+    // Dev mode injects styles without the nonce.
+    `style-src 'self' ${dev ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,
+    // Wallet icons are data: URIs (the Wallet Standard requires it); nothing else is remote.
+    "img-src 'self' data:",
+    "font-src 'self'",
+    // The API is same-origin. Mobile Wallet Adapter (Android) reaches the wallet app through a
+    // websocket on localhost.
+    "connect-src 'self' ws://localhost:*",
+    // No plugins, no <base> rewriting relative URLs, forms post only here.
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    // Clickjacking: no site may frame the page and trick a person into signing.
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Headers every page response carries besides the Content-Security-Policy. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  // Clickjacking, for browsers that predate frame-ancestors.
+  'X-Frame-Options': 'DENY',
+  // The page needs no device features; an injected script gets none either.
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=()',
+  // Another site that opens this page cannot script it through window.opener.
+  'Cross-Origin-Opener-Policy': 'same-origin-allow-popups',
+};
