@@ -240,19 +240,14 @@ test.describe('on a desktop', () => {
     await expect(claim.card.getByRole('link', { name: /Get a wallet/ })).toHaveAttribute('href', 'https://solana.com/solana-wallets');
   });
 
-  test('shows "Save to Google Wallet" when the service has a Google link', async ({ page, claim }) => {
-    // Stand-in for GET /api/v1/passes/google (issue 3, not on this branch): only this call is faked.
-    const saveUrl = 'https://pay.google.com/gp/v/save/e2e-test-token';
-    await page.route('**/api/v1/passes/google?pass=*', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ saveUrl }) }),
-    );
+  test('shows "Save to Google Wallet" when the service has a Google Wallet issuer', async ({ page, claim }) => {
     const wallet = new E2EWallet({ name: 'Phantom', signIn: true });
     await wallet.install(page);
-    await page.goto('/');
+    await page.goto(urlOf(SERVERS.google.port));
     await claim.wallet('Phantom').click();
     await claim.card.getByRole('button', { name: 'Claim my pass' }).click();
     await claim.expectState('done', 'done-with-google');
-    await expect(claim.card.getByRole('link', { name: 'Save to Google Wallet' })).toHaveAttribute('href', saveUrl);
+    await expect(claim.card.getByRole('link', { name: 'Save to Google Wallet' })).toHaveAttribute('href', /^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/);
     await claim.downloadPass();
   });
 });

@@ -1,6 +1,7 @@
 // `tsx e2e/support/serve.ts <name>`: runs one of the servers of servers.ts for Playwright's
 // webServer, with a temporary DATA_DIR that is deleted when Playwright stops it (SIGTERM).
 import { TestServer } from './server';
+import { testServiceAccount } from '../../test/support/google';
 import { SERVERS } from './servers';
 
 const name = process.argv[2] as keyof typeof SERVERS;
@@ -9,7 +10,9 @@ if (!spec) {
   console.error(`usage: tsx e2e/support/serve.ts <${Object.keys(SERVERS).join('|')}>`);
   process.exit(2);
 }
-const server = new TestServer({ port: spec.port, env: spec.env, log: (line) => console.log(line) });
+// A key made up here stands in for a real Google service account: the link is signed with it.
+const env = name === 'google' ? { ...spec.env, GOOGLE_SERVICE_ACCOUNT: testServiceAccount().json } : spec.env;
+const server = new TestServer({ port: spec.port, env, log: (line) => console.log(line) });
 
 async function main() {
   const stop = async () => {

@@ -1,5 +1,7 @@
 // The servers the end-to-end tests run against, each a real `tsx server.ts` on its own port and
 // DATA_DIR. Ports start at E2E_PORT_BASE (default 3400) so parallel checkouts can move them.
+import { TEST_ISSUER_ID } from '../../test/support/google';
+
 const base = Number(process.env.E2E_PORT_BASE ?? 3400);
 
 export const SERVERS = {
@@ -9,6 +11,8 @@ export const SERVERS = {
   limited: { port: base + 1, env: { RATE_LIMIT_PER_MINUTE: '2' } },
   /** Messages expire eight seconds after they are issued: the expired-message state. */
   expiring: { port: base + 2, env: { NONCE_TTL_SECONDS: '8' } },
+  /** A Google Wallet issuer (with a service-account key serve.ts makes up): the Save to Google Wallet link. */
+  google: { port: base + 4, env: { GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID } },
 } as const;
 
 /** Started and stopped by the server-down test itself. */
