@@ -47,7 +47,10 @@ export async function createServices(config: Config): Promise<Services> {
     timeoutMs: config.databaseTimeoutMs,
   });
   const store = new Store(database, config.databaseTimeoutMs);
-  const limiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl }, log);
+  const limiter = createRateLimiter(
+    { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix },
+    log,
+  );
 
   // Expired messages are deleted on a timer so an init flood cannot grow the database for ever.
   const purge = async () => {

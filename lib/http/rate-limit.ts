@@ -12,13 +12,13 @@ export type RateLimiter = {
   close(): Promise<void>;
 };
 
-export type RateLimitOptions = { perMinute: number; redisUrl?: string };
+export type RateLimitOptions = { perMinute: number; redisUrl?: string; redisKeyPrefix: string };
 
 export function createRateLimiter(options: RateLimitOptions, log: Logger): RateLimiter {
   if (options.perMinute === 0) {
     return { consume: async () => ({ allowed: true }), close: async () => {} };
   }
-  const limits = { points: options.perMinute, duration: 60, keyPrefix: 'wallet-pass-claim:claim-path' };
+  const limits = { points: options.perMinute, duration: 60, keyPrefix: `${options.redisKeyPrefix}:claim-path` };
   const memory = new RateLimiterMemory(limits);
   if (!options.redisUrl) return wrap(memory, async () => {});
 

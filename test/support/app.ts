@@ -113,9 +113,10 @@ export class TestApp {
   }
 }
 
-/** A new, empty database on the TEST_DATABASE_URL server, dropped again after the test. */
-async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL!;
+/** A new, empty database on the TEST_DATABASE_URL server (or `adminUrl`'s), dropped again after the test. */
+export async function createScratchDatabase(
+  adminUrl: string = process.env.TEST_DATABASE_URL!,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `wpc_test_${randomBytes(6).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);

@@ -1,0 +1,158 @@
+// The service as a real process: `server.ts` on the production build (`next build` first, as
+// `npm test` does), with its own environment and port, its JSON log lines kept for assertions.
+// Started as `node --import tsx server.ts` rather than through the `tsx` wrapper, so that the pid
+// we signal (SIGTERM, SIGKILL, SIGSTOP) is the server itself and not a parent relaying to it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+export type LogLine = Record<string, unknown> & { event?: string; msg?: string; level?: number };
+
+export class ServerProcess {
+  readonly logs: LogLine[] = [];
+  /** stderr and any stdout line that is not JSON. */
+  readonly otherOutput: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exitCode: number | null | undefined;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    readonly env: Record<string, string>,
+  ) {
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitCode = code;
+        resolve({ code, signal });
+      });
+    });
+    let pending = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) {
+        if (!line.trim()) continue;
+        try {
+          this.logs.push(JSON.parse(line) as LogLine);
+        } catch {
+          this.otherOutput.push(line);
+        }
+      }
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.otherOutput.push(chunk));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /**
+   * Starts server.ts on `port` and resolves once it logs "listening". A DATA_DIR of its own is
+   * made unless `env` names one.
+   */
+  static async start(port: number, env: Record<string, string> = {}, options: { timeoutMs?: number } = {}): Promise<ServerProcess> {
+    assertBuilt();
+    const fullEnv: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'production',
+      NEXT_TELEMETRY_DISABLED: '1',
+      PORT: String(port),
+      DATA_DIR: env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'wpc-scale-')),
+      LOG_LEVEL: 'info',
+      ...env,
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      cwd: ROOT,
+      env: fullEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new ServerProcess(child, port, fullEnv);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    await Promise.race([
+      server.waitForLog((line) => line.event === 'listening', timeoutMs),
+      server.exited.then(({ code, signal }) => {
+        throw new Error(`server on port ${port} exited (${code ?? signal}) before listening:\n${server.output()}`);
+      }),
+    ]);
+    return server;
+  }
+
+  /** Resolves with the first log line (already written or to come) that matches. */
+  async waitForLog(match: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.logs.find(match);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no matching log line within ${timeoutMs} ms:\n${this.output()}`);
+      await sleep(25);
+    }
+  }
+
+  /** Everything the process wrote, for failure messages. */
+  output(): string {
+    return [...this.logs.map((line) => JSON.stringify(line)), ...this.otherOutput].join('\n').slice(-8000);
+  }
+
+  fetch(pathAndQuery: string, init?: RequestInit): Promise<Response> {
+    return fetch(`${this.baseUrl}${pathAndQuery}`, init);
+  }
+
+  /** Resident set size in bytes, from /proc (Linux). */
+  rssBytes(): number {
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+    return kb * 1024;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.exitCode === undefined) this.child.kill(signal);
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`; removes its own DATA_DIR. */
+  async stop(graceMs = 12_000): Promise<void> {
+    if (this.exitCode === undefined) {
+      this.signal('SIGCONT'); // in case a test left it stopped
+      this.signal('SIGTERM');
+      const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+      await this.exited;
+      clearTimeout(timer);
+    }
+  }
+
+  removeDataDir(): void {
+    rmSync(this.env.DATA_DIR!, { recursive: true, force: true });
+  }
+}
+
+function assertBuilt(): void {
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+    throw new Error('No production build in .next: run `npm run build` first (`npm test` does).');
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns a value other than undefined, or throws after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
+    await sleep(100);
+  }
+}
