@@ -30,6 +30,15 @@ export class PrivateRedis {
     }
   }
 
+  /** SIGSTOP: Redis keeps its connections open and never answers, like a hung host. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     this.child = undefined;

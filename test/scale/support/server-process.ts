@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const ROOT = path.resolve(__dirname, '../../..');
+/** The project root: vitest and npm scripts run from it. */
+const ROOT = process.cwd();
 
 export type LogLine = Record<string, unknown> & { event?: string; msg?: string; level?: number };
 
@@ -134,6 +135,7 @@ export class ServerProcess {
 }
 
 function assertBuilt(): void {
+  if (!existsSync(path.join(ROOT, 'server.ts'))) throw new Error(`run from the project root, not ${ROOT}`);
   if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
     throw new Error('No production build in .next: run `npm run build` first (`npm test` does).');
   }
