@@ -73,7 +73,7 @@ export class ServerProcess {
     };
     const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
       cwd: ROOT,
-      env: fullEnv,
+      env: fullEnv as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const server = new ServerProcess(child, port, fullEnv);
