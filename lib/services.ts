@@ -37,6 +37,16 @@ export function installServices(services: Promise<Services>): Promise<Services> 
 const EXPIRED_GRACE_MS = 15 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 1000;
 
+/**
+ * The code and message of an error's innermost cause (drizzle wraps the driver's error, and its
+ * message carries the query's parameters, which may be secrets), without a stack.
+ */
+function describeError(error: unknown): string {
+  let e = error as { code?: unknown; message?: unknown; cause?: unknown };
+  for (let depth = 0; e.cause && depth < 5; depth++) e = e.cause as typeof e;
+  return [e.code, e.message].filter((part) => typeof part === 'string' && part).join(': ') || 'no answer in time';
+}
+
 export async function createServices(config: Config): Promise<Services> {
   const log = createLogger(config.logLevel);
   const signing = loadSigningMaterial(config.apple, config.dataDir);
@@ -46,7 +56,12 @@ export async function createServices(config: Config): Promise<Services> {
     poolSize: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
   });
-  const store = new Store(database, config.databaseTimeoutMs);
+  const store = new Store(database, config.databaseTimeoutMs, {
+    onDown: (error) =>
+      log.error({ event: 'database_unavailable', err: describeError(error) }, 'database unreachable: answering 503 until it is back'),
+    onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
+    onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
+  });
   const limiter = createRateLimiter(
     { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix },
     log,

@@ -2,6 +2,7 @@
 // statement or one transaction here, never a read-then-write in JavaScript.
 import { and, eq, gt, inArray, isNull, lt } from 'drizzle-orm';
 import { AppError } from '../errors';
+import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import type { Database, Db } from './client';
 import { passes, signInMessages, type PassRow, type SignInMessageRow } from './schema';
 
@@ -31,11 +32,16 @@ const passInfoColumns = {
 const PURGE_BATCH = 5000;
 
 export class Store {
+  private readonly availability: DatabaseAvailability;
+
   constructor(
     private readonly database: Database,
     /** Past this, an operation is answered as "database unavailable" even if it is still pending. */
     private readonly timeoutMs: number,
-  ) {}
+    private readonly events: AvailabilityEvents = { onDown: () => {}, onUp: () => {}, onBusy: () => {} },
+  ) {
+    this.availability = new DatabaseAvailability(events);
+  }
 
   get kind() {
     return this.database.kind;
@@ -66,8 +72,11 @@ export class Store {
    */
   redeemMessage(params: { nonceHash: string; publicKey: string; now: Date; newPass: NewPass }): Promise<Redemption> {
     const { nonceHash, publicKey, now, newPass } = params;
-    return this.guard((db) =>
+    return this.guard((db, deadline) =>
       db.transaction(async (tx): Promise<Redemption> => {
+        // A claim whose caller was already answered 503 must not happen later: the transaction
+        // may only start, and later commit, before its deadline (see guard).
+        deadline.throwIfAborted();
         const used = await tx
           .update(signInMessages)
           .set({ usedAt: now })
@@ -93,10 +102,10 @@ export class Store {
           .values(newPass)
           .onConflictDoNothing({ target: passes.publicKey })
           .returning(passInfoColumns);
-        if (created) return { kind: 'created', pass: created };
-        const [existing] = await tx.select(passInfoColumns).from(passes).where(eq(passes.publicKey, publicKey));
+        const [existing] = created ? [created] : await tx.select(passInfoColumns).from(passes).where(eq(passes.publicKey, publicKey));
         if (!existing) throw new Error('pass conflict without a pass row');
-        return { kind: 'existing', pass: existing };
+        deadline.throwIfAborted(); // throwing here rolls the transaction back instead of committing it
+        return { kind: created ? 'created' : 'existing', pass: existing };
       }),
     );
   }
@@ -162,19 +171,37 @@ export class Store {
 
   /**
    * Runs one operation; a database that is down, refusing, or too slow becomes the contract's
-   * 503 service_unavailable instead of a 500 or a hang.
+   * 503 service_unavailable instead of a 500 or a hang. The server enforces DATABASE_TIMEOUT_MS
+   * on each statement and lock wait; this client-side deadline (a little longer) also covers
+   * what the server cannot time: a connection that never opens, a host that stopped answering,
+   * a query queued behind a pool that is stuck. The operation is told through `deadline`, so
+   * that work still queued when its caller was answered can refuse to start. While the database
+   * is unreachable, operations fail at once but for one probe at a time (see availability.ts).
    */
-  private async guard<T>(operation: (db: Db) => Promise<T>): Promise<T> {
+  private async guard<T>(operation: (db: Db, deadline: AbortSignal) => Promise<T>): Promise<T> {
+    const { admitted, probe } = this.availability.admit();
+    if (!admitted) throw unavailable();
+    const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DatabaseTimeout()), this.timeoutMs + 500);
+      timer = setTimeout(() => {
+        controller.abort(new DatabaseTimeout());
+        reject(controller.signal.reason);
+      }, this.timeoutMs + DEADLINE_MARGIN_MS);
     });
     try {
-      return await Promise.race([operation(this.database.db), deadline]);
+      const result = await Promise.race([operation(this.database.db, controller.signal), deadline]);
+      this.availability.reached(probe);
+      return result;
     } catch (error) {
-      if (isDatabaseUnavailable(error)) {
-        throw new AppError('service_unavailable', 'The database is not answering. Nothing was changed; retry shortly.');
+      const kind = unavailability(error);
+      if (kind === 'unreachable') {
+        this.availability.unreachable(probe, error);
+      } else {
+        this.availability.reached(probe);
+        if (kind === 'busy') this.events.onBusy(error);
       }
+      if (kind) throw unavailable();
       throw error;
     } finally {
       clearTimeout(timer);
@@ -182,38 +209,44 @@ export class Store {
   }
 }
 
+const unavailable = () => new AppError('service_unavailable', 'The database is not answering; retry shortly.');
+
+/** How much longer than DATABASE_TIMEOUT_MS the client waits: the server's own timeout fires first. */
+const DEADLINE_MARGIN_MS = 500;
+
 class DatabaseTimeout extends Error {}
 
-const UNAVAILABLE_NODE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-]);
+/** Socket error codes of a database that cannot be reached at all. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** node-postgres reports a connection that could not be opened in time by message only. */
+const UNREACHABLE_MESSAGES = /Connection terminated due to connection timeout/;
 
 /**
- * SQLSTATE classes that mean "not now" rather than "bad query": connection exceptions (08),
- * operator intervention such as shutdown or statement timeout (57), insufficient resources (53),
- * lock timeout (55P03), and serialization failures and deadlocks (40).
+ * node-postgres's messages (it gives them no code) for one connection lost or no connection free
+ * in time, and PGlite's once closed by our own shutdown: the database may answer the next try.
  */
-function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseTimeout) return true;
+const BUSY_MESSAGES =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end|PGlite is closed/i;
+
+/**
+ * Why an error means "not now" rather than "bad query", or undefined for any other error.
+ * unreachable: no connection can be made, the server is shutting down or starting (SQLSTATE 08,
+ * 57P01-57P03), or no answer came in time. busy: the server answered but could not do the work
+ * now: a lost connection, statement timeout (57014), insufficient resources (53), lock timeout
+ * (55P03), serialization failure or deadlock (40).
+ */
+function unavailability(error: unknown): 'unreachable' | 'busy' | undefined {
+  if (error instanceof DatabaseTimeout) return 'unreachable';
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
+    const message = String((e as { message?: unknown }).message ?? '');
     if (typeof code === 'string') {
-      if (UNAVAILABLE_NODE_CODES.has(code)) return true;
-      if (/^(08|57|53|40)/.test(code) || code === '55P03') return true;
+      if (UNREACHABLE_CODES.has(code) || /^(08|57P0[123])/.test(code)) return 'unreachable';
+      if (code === 'ECONNRESET' || code === 'EPIPE' || /^(57|53|40)/.test(code) || code === '55P03') return 'busy';
     }
-    const message = (e as { message?: unknown }).message;
-    if (typeof message === 'string' && /PGlite is closed/i.test(message)) return true;
+    if (UNREACHABLE_MESSAGES.test(message)) return 'unreachable';
+    if (BUSY_MESSAGES.test(message)) return 'busy';
   }
-  return false;
+  return undefined;
 }

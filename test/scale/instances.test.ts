@@ -1,10 +1,11 @@
 // Several instances behind one PUBLIC_BASE_URL, sharing one PostgreSQL database and one Redis:
 // real server processes on the machine's PostgreSQL (a fresh database) and Redis (a key prefix of
 // this run's own).
-import postgres from 'postgres';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../support/app';
 import { fromIp, postClaim, randomIp, redisPrefix, signedClaim, tally, TestWallet } from './support/claims';
+import { scalar, testPool } from './support/invariants';
 import { requireService, missingEnv, sharedPostgresUrl, sharedRedisUrl } from './support/requirements';
 import { ServerProcess } from './support/server-process';
 
@@ -19,12 +20,12 @@ describe('three instances sharing PostgreSQL, Redis and PUBLIC_BASE_URL', () => 
   let instances: ServerProcess[] = [];
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
   let redisKeys: ReturnType<typeof redisPrefix>;
-  let sql: postgres.Sql;
+  let sql: pg.Pool;
 
   beforeAll(async () => {
     database = await createScratchDatabase(sharedPostgresUrl());
     redisKeys = redisPrefix(sharedRedisUrl()!);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    sql = testPool(database.url);
     // Started together: the migrations run once, under the advisory lock, while the others wait.
     instances = await Promise.all(
       PORTS.map((port) =>
@@ -52,8 +53,7 @@ describe('three instances sharing PostgreSQL, Redis and PUBLIC_BASE_URL', () => 
     for (const instance of instances) {
       expect(await instance.waitForLog((line) => line.event === 'listening')).toMatchObject({ database: 'postgres', rateLimit: 'redis' });
     }
-    const { count } = (await sql<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`)[0]!;
-    expect(count).toBe(1);
+    expect(await scalar(sql, 'select count(*) as value from drizzle.__drizzle_migrations')).toBe(1);
   });
 
   it('redeems on one instance a message issued by another, and serves the pass from a third', async () => {
@@ -85,8 +85,7 @@ describe('three instances sharing PostgreSQL, Redis and PUBLIC_BASE_URL', () => 
     );
     const statuses = responses.map((response) => response.status);
     expect(Object.fromEntries(tally(statuses))).toEqual({ 201: 1, 409: 29 });
-    const { passes } = (await sql<{ passes: number }[]>`select count(*)::int as passes from passes where public_key = ${body.publicKey}`)[0]!;
-    expect(passes).toBe(1);
+    expect(await scalar(sql, 'select count(*) as value from passes where public_key = $1', [body.publicKey])).toBe(1);
   });
 
   it('gives one wallet claiming with 9 messages at once on different instances one pass', async () => {

@@ -2,10 +2,11 @@
 // the process exits 0 within 10 s. On PostgreSQL (a fresh database on the machine's server), so
 // the pool's connections can be watched from the server side.
 import { Agent, request, type IncomingMessage } from 'node:http';
-import postgres from 'postgres';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../support/app';
 import { signedClaim, TestWallet } from './support/claims';
+import { scalar, testPool } from './support/invariants';
 import { requireService, missingEnv, sharedPostgresUrl } from './support/requirements';
 import { eventually, ServerProcess, sleep } from './support/server-process';
 
@@ -15,12 +16,12 @@ requireService('PostgreSQL', missingEnv('TEST_DATABASE_URL', 'postgres://127.0.0
 
 describe('SIGTERM', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
-  let sql: postgres.Sql;
+  let sql: pg.Pool;
   let server: ServerProcess;
 
   beforeAll(async () => {
     database = await createScratchDatabase(sharedPostgresUrl());
-    sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    sql = testPool(database.url);
     server = await ServerProcess.start(PORT, { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '0' });
   });
 
@@ -31,12 +32,12 @@ describe('SIGTERM', () => {
     await database?.drop();
   });
 
-  const poolConnections = async () => {
-    const { count } = (await sql<{ count: number }[]>`
-      select count(*)::int as count from pg_stat_activity
-      where datname = current_database() and application_name = 'wallet-pass-claim'`)[0]!;
-    return count as number;
-  };
+  const poolConnections = () =>
+    scalar(
+      sql,
+      `select count(*) as value from pg_stat_activity
+       where datname = current_database() and application_name = 'wallet-pass-claim'`,
+    );
 
   it('finishes a slowly uploaded claim, refuses new connections, closes the pool and exits 0', async () => {
     const body = JSON.stringify(await signedClaim(server, new TestWallet()));
@@ -96,7 +97,6 @@ describe('SIGTERM', () => {
     // server side agrees: no connection of ours is left.
     await eventually(async () => ((await poolConnections()) === 0 ? true : undefined), 5000, 'the pool is closed');
     // The claim that finished during shutdown was committed.
-    const { passes } = (await sql<{ passes: number }[]>`select count(*)::int as passes from passes`)[0]!;
-    expect(passes).toBe(1);
+    expect(await scalar(sql, 'select count(*) as value from passes')).toBe(1);
   });
 });

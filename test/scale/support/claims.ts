@@ -62,3 +62,38 @@ export function redisPrefix(redisUrl: string): { prefix: string; cleanUp: () => 
 }
 
 export { TestWallet };
+
+export type ClaimOutcome = { publicKey: string; status: number | 'network-error'; code?: string; downloadUrl?: string };
+
+/**
+ * Posts every body once, `concurrency` at a time (round-robin over `servers`), and records what
+ * each client saw. A refused or cut connection is an outcome too, not a test failure.
+ */
+export async function claimBurst(servers: ServerProcess[], bodies: ClaimBody[], concurrency: number): Promise<ClaimOutcome[]> {
+  const outcomes: ClaimOutcome[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const index = next++;
+      const body = bodies[index]!;
+      try {
+        const response = await postClaim(servers[index % servers.length]!, body);
+        const json = (await response.json()) as { code?: string; downloadUrl?: string };
+        outcomes.push({ publicKey: body.publicKey, status: response.status, code: json.code, downloadUrl: json.downloadUrl });
+      } catch {
+        outcomes.push({ publicKey: body.publicKey, status: 'network-error' });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return outcomes;
+}
+
+/** `count` signed claim bodies, each from a wallet of its own, issued by `server`. */
+export async function signedClaims(server: ServerProcess, count: number): Promise<ClaimBody[]> {
+  const bodies: ClaimBody[] = [];
+  for (let i = 0; i < count; i += 20) {
+    bodies.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => signedClaim(server)))));
+  }
+  return bodies;
+}

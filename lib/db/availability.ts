@@ -1,0 +1,44 @@
+// Whether the database can be reached, learned from the operations themselves. Once one fails to
+// reach it, the others fail at once (503) instead of each queueing behind a dead pool for the
+// full timeout, and one operation at a time goes through as a probe; the first that reaches the
+// database again closes the outage. Written here rather than taken from a circuit-breaker library
+// (opossum): those trip on an error percentage over a time window, which under heavy traffic
+// trips late; this trips on the first unreachable error and probes one request at a time.
+
+export type AvailabilityEvents = {
+  onDown(error: unknown): void;
+  onUp(): void;
+  /** The database answered, but could not do the work now (a lost connection, a timeout, a lock). */
+  onBusy(error: unknown): void;
+};
+
+export class DatabaseAvailability {
+  private down = false;
+  private probing = false;
+
+  constructor(private readonly events: AvailabilityEvents) {}
+
+  /** Whether an operation may go to the database now; when down, only a single probe may. */
+  admit(): { admitted: boolean; probe: boolean } {
+    if (!this.down) return { admitted: true, probe: false };
+    if (this.probing) return { admitted: false, probe: false };
+    this.probing = true;
+    return { admitted: true, probe: true };
+  }
+
+  /** The database answered (with rows or with an error of the query's own). */
+  reached(probe: boolean): void {
+    if (probe) this.probing = false;
+    if (!this.down) return;
+    this.down = false;
+    this.events.onUp();
+  }
+
+  /** The database could not be reached, or did not answer in time. */
+  unreachable(probe: boolean, error: unknown): void {
+    if (probe) this.probing = false;
+    if (this.down) return;
+    this.down = true;
+    this.events.onDown(error);
+  }
+}
