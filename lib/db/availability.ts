@@ -8,15 +8,22 @@
 export type AvailabilityEvents = {
   onDown(error: unknown): void;
   onUp(): void;
-  /** The database answered, but could not do the work now (a lost connection, a timeout, a lock). */
+  /** The database could not do the work now (a lost connection, a timeout, a lock): a 503, not an outage. */
   onBusy(error: unknown): void;
 };
+
+/**
+ * How an operation ended. reached: the server answered (rows, or an error of its own).
+ * unreachable: no connection could be made, or no answer came in time. inconclusive: it ended
+ * without telling (a connection lost mid-way, no free connection in time).
+ */
+export type Outcome = 'reached' | 'unreachable' | 'inconclusive';
 
 export class DatabaseAvailability {
   private down = false;
   private probing = false;
 
-  constructor(private readonly events: AvailabilityEvents) {}
+  constructor(private readonly events: Pick<AvailabilityEvents, 'onDown' | 'onUp'>) {}
 
   /** Whether an operation may go to the database now; when down, only a single probe may. */
   admit(): { admitted: boolean; probe: boolean } {
@@ -26,19 +33,14 @@ export class DatabaseAvailability {
     return { admitted: true, probe: true };
   }
 
-  /** The database answered (with rows or with an error of the query's own). */
-  reached(probe: boolean): void {
+  settle(probe: boolean, outcome: Outcome, error?: unknown): void {
     if (probe) this.probing = false;
-    if (!this.down) return;
-    this.down = false;
-    this.events.onUp();
-  }
-
-  /** The database could not be reached, or did not answer in time. */
-  unreachable(probe: boolean, error: unknown): void {
-    if (probe) this.probing = false;
-    if (this.down) return;
-    this.down = true;
-    this.events.onDown(error);
+    if (outcome === 'reached' && this.down) {
+      this.down = false;
+      this.events.onUp();
+    } else if (outcome === 'unreachable' && !this.down) {
+      this.down = true;
+      this.events.onDown(error);
+    }
   }
 }

@@ -191,16 +191,12 @@ export class Store {
     });
     try {
       const result = await Promise.race([operation(this.database.db, controller.signal), deadline]);
-      this.availability.reached(probe);
+      this.availability.settle(probe, 'reached');
       return result;
     } catch (error) {
       const kind = unavailability(error);
-      if (kind === 'unreachable') {
-        this.availability.unreachable(probe, error);
-      } else {
-        this.availability.reached(probe);
-        if (kind === 'busy') this.events.onBusy(error);
-      }
+      this.availability.settle(probe, kind === 'unreachable' ? 'unreachable' : answeredByServer(error) ? 'reached' : 'inconclusive', error);
+      if (kind === 'busy') this.events.onBusy(error);
       if (kind) throw unavailable();
       throw error;
     } finally {
@@ -215,6 +211,15 @@ const unavailable = () => new AppError('service_unavailable', 'The database is n
 const DEADLINE_MARGIN_MS = 500;
 
 class DatabaseTimeout extends Error {}
+
+/** Whether the error came from the server itself (it carries a SQLSTATE): the database answered. */
+function answeredByServer(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E')) return true;
+  }
+  return false;
+}
 
 /** Socket error codes of a database that cannot be reached at all. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);

@@ -63,7 +63,14 @@ export function redisPrefix(redisUrl: string): { prefix: string; cleanUp: () => 
 
 export { TestWallet };
 
-export type ClaimOutcome = { publicKey: string; status: number | 'network-error'; code?: string; downloadUrl?: string };
+export type ClaimOutcome = {
+  publicKey: string;
+  status: number | 'network-error';
+  code?: string;
+  downloadUrl?: string;
+  /** From sending the request to reading the whole response. */
+  ms: number;
+};
 
 /**
  * Posts every body once, `concurrency` at a time (round-robin over `servers`), and records what
@@ -76,12 +83,14 @@ export async function claimBurst(servers: ServerProcess[], bodies: ClaimBody[], 
     while (next < bodies.length) {
       const index = next++;
       const body = bodies[index]!;
+      const started = performance.now();
+      const ms = () => performance.now() - started;
       try {
         const response = await postClaim(servers[index % servers.length]!, body);
         const json = (await response.json()) as { code?: string; downloadUrl?: string };
-        outcomes.push({ publicKey: body.publicKey, status: response.status, code: json.code, downloadUrl: json.downloadUrl });
+        outcomes.push({ publicKey: body.publicKey, status: response.status, code: json.code, downloadUrl: json.downloadUrl, ms: ms() });
       } catch {
-        outcomes.push({ publicKey: body.publicKey, status: 'network-error' });
+        outcomes.push({ publicKey: body.publicKey, status: 'network-error', ms: ms() });
       }
     }
   };
