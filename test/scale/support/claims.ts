@@ -18,8 +18,12 @@ export async function issue(server: ServerProcess, wallet: TestWallet, headers: 
   return ((await response.json()) as { message: string }).message;
 }
 
+/** Every wallet that signed a claim here, by public key: a test can sign again for it later. */
+export const walletsByPublicKey = new Map<string, TestWallet>();
+
 /** A signed claim body for a message issued by `server`. */
 export async function signedClaim(server: ServerProcess, wallet = new TestWallet(), headers: Record<string, string> = {}): Promise<ClaimBody> {
+  walletsByPublicKey.set(wallet.publicKey, wallet);
   const message = await issue(server, wallet, headers);
   return { message, signature: wallet.sign(message), publicKey: wallet.publicKey };
 }
