@@ -2,8 +2,8 @@
 // `npm test` does), with its own environment and port, its JSON log lines kept for assertions.
 // Started as `node --import tsx server.ts` rather than through the `tsx` wrapper, so that the pid
 // we signal (SIGTERM, SIGKILL, SIGSTOP) is the server itself and not a parent relaying to it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -23,6 +23,7 @@ export class ServerProcess {
     readonly child: ChildProcess,
     readonly port: number,
     readonly env: Record<string, string>,
+    private readonly logFile?: string,
   ) {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
@@ -31,18 +32,11 @@ export class ServerProcess {
       });
     });
     let pending = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       pending += chunk;
       const lines = pending.split('\n');
       pending = lines.pop()!;
-      for (const line of lines) {
-        if (!line.trim()) continue;
-        try {
-          this.logs.push(JSON.parse(line) as LogLine);
-        } catch {
-          this.otherOutput.push(line);
-        }
-      }
+      for (const line of lines) this.keepLine(line);
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.otherOutput.push(chunk));
   }
@@ -56,10 +50,15 @@ export class ServerProcess {
   }
 
   /**
-   * Starts server.ts on `port` and resolves once it logs "listening". A DATA_DIR of its own is
-   * made unless `env` names one.
+   * Starts server.ts (or `options.script`) on `port` and resolves once it logs "listening". A
+   * DATA_DIR of its own is made unless `env` names one. With `options.logFile`, the log goes to
+   * that file instead of this process's memory (a benchmark's hundreds of thousands of lines).
    */
-  static async start(port: number, env: Record<string, string> = {}, options: { timeoutMs?: number } = {}): Promise<ServerProcess> {
+  static async start(
+    port: number,
+    env: Record<string, string> = {},
+    options: { timeoutMs?: number; script?: string; logFile?: string; nodeArgs?: string[] } = {},
+  ): Promise<ServerProcess> {
     assertBuilt();
     const fullEnv: Record<string, string> = {
       PATH: process.env.PATH ?? '',
@@ -71,12 +70,14 @@ export class ServerProcess {
       LOG_LEVEL: 'info',
       ...env,
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    const stdout = options.logFile ? openSync(options.logFile, 'a') : 'pipe';
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? 'server.ts'], {
       cwd: ROOT,
       env: fullEnv as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', stdout, 'pipe'],
     });
-    const server = new ServerProcess(child, port, fullEnv);
+    if (typeof stdout === 'number') closeSync(stdout);
+    const server = new ServerProcess(child, port, fullEnv, options.logFile);
     const timeoutMs = options.timeoutMs ?? 60_000;
     await Promise.race([
       server.waitForLog((line) => line.event === 'listening', timeoutMs),
@@ -91,10 +92,27 @@ export class ServerProcess {
   async waitForLog(match: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (this.logFile) this.readLogFile();
       const found = this.logs.find(match);
       if (found) return found;
       if (Date.now() > deadline) throw new Error(`no matching log line within ${timeoutMs} ms:\n${this.output()}`);
       await sleep(25);
+    }
+  }
+
+  /** Loads the log file's lines (only while waiting for start-up: it is not meant to grow large then). */
+  private readLogFile(): void {
+    this.logs.length = 0;
+    this.otherOutput.length = 0;
+    for (const line of readFileSync(this.logFile!, 'utf8').split('\n')) this.keepLine(line);
+  }
+
+  private keepLine(line: string): void {
+    if (!line.trim()) return;
+    try {
+      this.logs.push(JSON.parse(line) as LogLine);
+    } catch {
+      this.otherOutput.push(line);
     }
   }
 
@@ -107,10 +125,11 @@ export class ServerProcess {
     return fetch(`${this.baseUrl}${pathAndQuery}`, init);
   }
 
-  /** Resident set size in bytes, from /proc (Linux). */
+  /** Resident set size in bytes: from /proc on Linux, from ps elsewhere. */
   rssBytes(): number {
-    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-    const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+    const kb = existsSync(`/proc/${this.pid}/status`)
+      ? Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'))?.[1])
+      : Number(execFileSync('ps', ['-o', 'rss=', '-p', String(this.pid)], { encoding: 'utf8' }).trim());
     return kb * 1024;
   }
 
