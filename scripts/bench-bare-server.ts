@@ -1,7 +1,7 @@
 // For the benchmark only: /health, init and claim served by a bare node:http handler that calls the
 // same lib/ functions as the Next.js routes (store.ping, issueMessage, claimWalletPass, the same
 // zod schemas), so that `npm run bench` can tell how much of a request's cost is Next.js's own
-// routing. Not a way to run the service: no CORS, no rate limit, no access log, no shutdown.
+// routing. Not a way to run the service: no CORS, no rate limit, no access log, no graceful shutdown.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { claimWalletPass, issueMessage } from '../lib/claims';
 import { loadConfig } from '../lib/config';
@@ -48,6 +48,12 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 65_000;
   server.listen(config.port, () => services.log.info({ event: 'listening', port: config.port }, 'bare benchmark server'));
+  // Exiting by itself rather than dying of the signal lets --cpu-prof write its profile.
+  process.on('SIGTERM', () => {
+    server.close();
+    server.closeAllConnections();
+    void services.close().finally(() => process.exit(0));
+  });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -4,7 +4,6 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -18,6 +17,12 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Database = {
   kind: 'pglite' | 'postgres';
   db: Db;
+  /**
+   * One parameterized statement ($1, $2, …) straight to the driver, for the claim path's hot
+   * statements: drizzle's query builder costs two to three times the query itself on PGlite
+   * (measured: a primary-key lookup 150 µs raw, 400-650 µs through drizzle).
+   */
+  query<Row>(text: string, params?: unknown[]): Promise<Row[]>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -53,6 +58,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     return {
       kind: 'pglite',
       db,
+      query: async <Row>(text: string, params?: unknown[]) => (await opened.query<Row>(text, params)).rows,
       ping: async () => {
         await opened.query('select 1');
       },
@@ -150,8 +156,9 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   return {
     kind: 'postgres',
     db,
+    query: async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as Row[],
     ping: async () => {
-      await db.execute(sql`select 1`);
+      await pool.query('select 1');
     },
     close: () => pool.end(),
   };

@@ -1,6 +1,8 @@
 // The named storage operations the claim use case needs. Every rule that could race is one SQL
-// statement or one transaction here, never a read-then-write in JavaScript.
-import { and, eq, gt, inArray, isNull, lt } from 'drizzle-orm';
+// statement here, never a read-then-write in JavaScript. The claim path's statements (issue,
+// find, redeem, download) are plain parameterized SQL through Database.query, the rest go through
+// drizzle's query builder: on the embedded database the builder costs more than the query.
+import { and, eq, inArray, isNull, lt } from 'drizzle-orm';
 import { AppError } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import type { Database, Db } from './client';
@@ -12,12 +14,15 @@ export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag'>;
 export type PassInfo = NewPass;
 export type PassWithFile = PassRow;
 
-export type Redemption =
-  | { kind: 'created'; pass: PassInfo }
-  | { kind: 'existing'; pass: PassInfo }
-  | { kind: 'already_used' }
-  | { kind: 'expired' }
-  | { kind: 'not_issued' };
+/** not_redeemed: no such unused, unexpired message (with that text) for that key; the caller finds out which. */
+export type Redemption = { kind: 'created'; pass: PassInfo } | { kind: 'existing'; pass: PassInfo } | { kind: 'not_redeemed' };
+
+/** The columns of PassInfo, named as its fields. */
+const PASS_INFO_COLUMNS = `serial_number as "serialNumber", download_id as "downloadId", download_id_hash as "downloadIdHash",
+  public_key as "publicKey", wallet_type as "walletType", claimed_at as "claimedAt"`;
+
+/** Drivers return timestamptz as Date (node-postgres, PGlite) or as text; the store returns Date. */
+const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
 const passInfoColumns = {
   serialNumber: passes.serialNumber,
@@ -52,68 +57,79 @@ export class Store {
   }
 
   insertMessage(message: NewMessage): Promise<void> {
-    return this.guard(async (db) => {
-      await db.insert(signInMessages).values(message);
+    return this.guard(async () => {
+      await this.database.query(
+        `insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
+         values ($1, $2, $3, $4, $5)`,
+        [message.nonceHash, message.publicKey, message.message, message.issuedAt.toISOString(), message.expiresAt.toISOString()],
+      );
     });
   }
 
   findMessage(nonceHash: string): Promise<SignInMessageRow | undefined> {
-    return this.guard(async (db) => {
-      const [row] = await db.select().from(signInMessages).where(eq(signInMessages.nonceHash, nonceHash));
-      return row;
+    return this.guard(async () => {
+      const [row] = await this.database.query<SignInMessageRow>(
+        `select nonce_hash as "nonceHash", public_key as "publicKey", message,
+                issued_at as "issuedAt", expires_at as "expiresAt", used_at as "usedAt"
+         from sign_in_messages where nonce_hash = $1`,
+        [nonceHash],
+      );
+      return row && { ...row, issuedAt: asDate(row.issuedAt), expiresAt: asDate(row.expiresAt), usedAt: row.usedAt && asDate(row.usedAt) };
     });
   }
 
   /**
-   * Uses the message and gives its wallet a pass, in one transaction: both are recorded or
-   * neither. The UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent claims of
-   * one message exactly one updates the row. The unique key on public_key is the one-pass rule:
-   * a concurrent claim by the same wallet waits for the first insert, then finds its pass.
+   * Uses the message and gives its wallet a pass, in one statement (so one transaction): both are
+   * recorded or neither. The UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent
+   * claims of one message exactly one updates the row (the others wait for it, then find it
+   * used). The unique key on public_key is the one-pass rule: a concurrent claim by the same
+   * wallet waits for the first insert, then inserts nothing and reads that pass. One statement
+   * rather than BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only
+   * a message stored with exactly that text is used.
    */
-  redeemMessage(params: { nonceHash: string; publicKey: string; now: Date; newPass: NewPass }): Promise<Redemption> {
-    const { nonceHash, publicKey, now, newPass } = params;
-    return this.guard((db, deadline) =>
-      db.transaction(async (tx): Promise<Redemption> => {
-        // A claim whose caller was already answered 503 must not happen later: the transaction
-        // may only start, and later commit, before its deadline (see guard).
-        deadline.throwIfAborted();
-        const used = await tx
-          .update(signInMessages)
-          .set({ usedAt: now })
-          .where(
-            and(
-              eq(signInMessages.nonceHash, nonceHash),
-              eq(signInMessages.publicKey, publicKey),
-              isNull(signInMessages.usedAt),
-              gt(signInMessages.expiresAt, now),
-            ),
-          )
-          .returning({ nonceHash: signInMessages.nonceHash });
-        if (used.length === 0) {
-          const [row] = await tx
-            .select({ usedAt: signInMessages.usedAt })
-            .from(signInMessages)
-            .where(and(eq(signInMessages.nonceHash, nonceHash), eq(signInMessages.publicKey, publicKey)));
-          if (!row) return { kind: 'not_issued' };
-          return row.usedAt ? { kind: 'already_used' } : { kind: 'expired' };
-        }
-        const [created] = await tx
-          .insert(passes)
-          .values(newPass)
-          .onConflictDoNothing({ target: passes.publicKey })
-          .returning(passInfoColumns);
-        const [existing] = created ? [created] : await tx.select(passInfoColumns).from(passes).where(eq(passes.publicKey, publicKey));
-        if (!existing) throw new Error('pass conflict without a pass row');
-        deadline.throwIfAborted(); // throwing here rolls the transaction back instead of committing it
-        return { kind: created ? 'created' : 'existing', pass: existing };
-      }),
-    );
+  redeemMessage(params: { nonceHash: string; publicKey: string; exactText?: string; now: Date; newPass: NewPass }): Promise<Redemption> {
+    const { nonceHash, publicKey, exactText, now, newPass } = params;
+    return this.guard(async (_db, deadline): Promise<Redemption> => {
+      // A claim whose caller was already answered 503 must not happen later (see guard). Waiting
+      // for a pooled connection ends at DATABASE_TIMEOUT_MS, before the deadline, so a statement
+      // sent here is never sent after its caller was answered.
+      deadline.throwIfAborted();
+      const at = now.toISOString();
+      const [outcome] = await this.database.query<{ used: boolean; created: boolean }>(
+        `with used as (
+           update sign_in_messages set used_at = $3
+           where nonce_hash = $1 and public_key = $2 and used_at is null and expires_at > $3
+             and ($4::text is null or message = $4)
+           returning public_key
+         ), created as (
+           insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at)
+           select $5, $6, $7, public_key, $8, $3 from used
+           on conflict (public_key) do nothing
+           returning serial_number
+         )
+         select exists (select 1 from used) as used, exists (select 1 from created) as created`,
+        [nonceHash, publicKey, at, exactText ?? null, newPass.serialNumber, newPass.downloadId, newPass.downloadIdHash, newPass.walletType],
+      );
+      if (outcome!.created) return { kind: 'created', pass: newPass };
+      if (!outcome!.used) return { kind: 'not_redeemed' };
+      // The wallet has a pass: from before, or from a concurrent claim that inserted first
+      // (committed by now: ON CONFLICT waited for it).
+      const [existing] = await this.database.query<PassInfo>(
+        `select ${PASS_INFO_COLUMNS} from passes where public_key = $1`,
+        [publicKey],
+      );
+      if (!existing) throw new Error('pass conflict without a pass row');
+      return { kind: 'existing', pass: { ...existing, claimedAt: asDate(existing.claimedAt) } };
+    });
   }
 
   findPassByDownloadIdHash(downloadIdHash: string): Promise<PassWithFile | undefined> {
-    return this.guard(async (db) => {
-      const [row] = await db.select().from(passes).where(eq(passes.downloadIdHash, downloadIdHash));
-      return row;
+    return this.guard(async () => {
+      const [row] = await this.database.query<PassWithFile>(
+        `select ${PASS_INFO_COLUMNS}, pkpass, pkpass_etag as "pkpassEtag" from passes where download_id_hash = $1`,
+        [downloadIdHash],
+      );
+      return row && { ...row, claimedAt: asDate(row.claimedAt), pkpass: row.pkpass && Buffer.from(row.pkpass) };
     });
   }
 

@@ -92,7 +92,7 @@ describe('SIGTERM', () => {
     expect(code).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(10_000);
     expect(server.logs.some((line) => line.event === 'shutdown_forced')).toBe(false);
-    expect(server.logs.at(-1)).toMatchObject({ event: 'stopped' });
+    expect(server.logs.at(-1), server.output()).toMatchObject({ event: 'stopped' });
     // The pool was closed by the process (it logs "stopped" only after closing it), and the
     // server side agrees: no connection of ours is left.
     await eventually(async () => ((await poolConnections()) === 0 ? true : undefined), 5000, 'the pool is closed');

@@ -2,8 +2,7 @@
 // touching the machine's shared Redis.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { connect } from 'node:net';
-import { sleep } from './server-process';
+import { acceptsConnections } from './server-process';
 
 export function findRedisServer(): { problem?: string } {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
@@ -23,11 +22,7 @@ export class PrivateRedis {
     this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    const deadline = Date.now() + 10_000;
-    while (!(await accepts(this.port))) {
-      if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${this.port}`);
-      await sleep(50);
-    }
+    await acceptsConnections(this.port, 10_000);
   }
 
   /** SIGSTOP: Redis keeps its connections open and never answers, like a hung host. */
@@ -46,15 +41,4 @@ export class PrivateRedis {
     child.kill('SIGKILL');
     await once(child, 'exit');
   }
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

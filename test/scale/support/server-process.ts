@@ -5,6 +5,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import path from 'node:path';
 
 /** The project root: vitest and npm scripts run from it. */
@@ -25,8 +26,9 @@ export class ServerProcess {
     readonly env: Record<string, string>,
     private readonly logFile?: string,
   ) {
+    // 'close', not 'exit': it comes once the output has been read to the end, so the logs are whole.
     this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
+      child.once('close', (code, signal) => {
         this.exitCode = code;
         resolve({ code, signal });
       });
@@ -60,6 +62,9 @@ export class ServerProcess {
     options: { timeoutMs?: number; script?: string; logFile?: string; nodeArgs?: string[] } = {},
   ): Promise<ServerProcess> {
     assertBuilt();
+    if (await acceptsConnections(port, 0).then(() => true, () => false)) {
+      throw new Error(`port ${port} is already in use (a server left over from an earlier run?)`);
+    }
     const fullEnv: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
@@ -80,11 +85,15 @@ export class ServerProcess {
     const server = new ServerProcess(child, port, fullEnv, options.logFile);
     const timeoutMs = options.timeoutMs ?? 60_000;
     await Promise.race([
-      server.waitForLog((line) => line.event === 'listening', timeoutMs),
+      // The server listens only once it is ready; its "listening" line is not logged below LOG_LEVEL=info.
+      acceptsConnections(port, timeoutMs),
       server.exited.then(({ code, signal }) => {
         throw new Error(`server on port ${port} exited (${code ?? signal}) before listening:\n${server.output()}`);
       }),
-    ]);
+    ]).catch((error: unknown) => {
+      server.signal('SIGKILL'); // never leave a half-started server behind
+      throw error;
+    });
     return server;
   }
 
@@ -133,6 +142,14 @@ export class ServerProcess {
     return kb * 1024;
   }
 
+  /** CPU time the process has used so far (user + system), in milliseconds, from /proc (Linux). */
+  cpuMs(): number {
+    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  }
+
   signal(signal: NodeJS.Signals): void {
     if (this.exitCode === undefined) this.child.kill(signal);
   }
@@ -157,6 +174,24 @@ function assertBuilt(): void {
   if (!existsSync(path.join(ROOT, 'server.ts'))) throw new Error(`run from the project root, not ${ROOT}`);
   if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
     throw new Error('No production build in .next: run `npm run build` first (`npm test` does).');
+  }
+}
+
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
+export async function acceptsConnections(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (accepted) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`);
+    await sleep(50);
   }
 }
 
