@@ -144,6 +144,7 @@ export class ServerProcess {
 
   /** CPU time the process has used so far (user + system), in milliseconds, from /proc (Linux). */
   cpuMs(): number {
+    if (!existsSync(`/proc/${this.pid}/stat`)) return Number.NaN; // not Linux
     const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
