@@ -7,7 +7,7 @@ const PORT = 3670; // and 3671 for the bare node:http comparison
 
 describe('npm run bench -- --short', () => {
   it('runs every phase and prints the table', { timeout: 300_000 }, async () => {
-    const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+    const env = { ...process.env };
     delete env.DATABASE_URL; // the embedded run only: the PostgreSQL run is the full bench's
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench.ts', '--short', '--port', String(PORT)], {
       cwd: process.cwd(),
