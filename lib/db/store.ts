@@ -89,11 +89,7 @@ export class Store {
    */
   redeemMessage(params: { nonceHash: string; publicKey: string; exactText?: string; now: Date; newPass: NewPass }): Promise<Redemption> {
     const { nonceHash, publicKey, exactText, now, newPass } = params;
-    return this.guard(async (_db, deadline): Promise<Redemption> => {
-      // A claim whose caller was already answered 503 must not happen later (see guard). Waiting
-      // for a pooled connection ends at DATABASE_TIMEOUT_MS, before the deadline, so a statement
-      // sent here is never sent after its caller was answered.
-      deadline.throwIfAborted();
+    return this.guard(async (): Promise<Redemption> => {
       const at = now.toISOString();
       const [outcome] = await this.database.query<{ used: boolean; created: boolean }>(
         `with used as (
@@ -188,25 +184,21 @@ export class Store {
   /**
    * Runs one operation; a database that is down, refusing, or too slow becomes the contract's
    * 503 service_unavailable instead of a 500 or a hang. The server enforces DATABASE_TIMEOUT_MS
-   * on each statement and lock wait; this client-side deadline (a little longer) also covers
-   * what the server cannot time: a connection that never opens, a host that stopped answering,
-   * a query queued behind a pool that is stuck. The operation is told through `deadline`, so
-   * that work still queued when its caller was answered can refuse to start. While the database
-   * is unreachable, operations fail at once but for one probe at a time (see availability.ts).
+   * on each statement and lock wait, and the pool on the wait for a connection; this client-side
+   * deadline (a little longer) also covers what they cannot time: a host that stopped answering
+   * mid-statement. Because the pool gives up first, a statement still waiting for a connection
+   * when its caller is answered 503 is never sent. While the database is unreachable, operations
+   * fail at once but for one probe at a time (see availability.ts).
    */
-  private async guard<T>(operation: (db: Db, deadline: AbortSignal) => Promise<T>): Promise<T> {
+  private async guard<T>(operation: (db: Db) => Promise<T>): Promise<T> {
     const { admitted, probe } = this.availability.admit();
     if (!admitted) throw unavailable();
-    const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort(new DatabaseTimeout());
-        reject(controller.signal.reason);
-      }, this.timeoutMs + DEADLINE_MARGIN_MS);
+      timer = setTimeout(() => reject(new DatabaseTimeout()), this.timeoutMs + DEADLINE_MARGIN_MS);
     });
     try {
-      const result = await Promise.race([operation(this.database.db, controller.signal), deadline]);
+      const result = await Promise.race([operation(this.database.db), deadline]);
       this.availability.settle(probe, 'reached');
       return result;
     } catch (error) {
