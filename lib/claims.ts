@@ -48,14 +48,13 @@ export async function issueMessage(services: Services, publicKey: string): Promi
 export type ClaimResult = { created: boolean; downloadUrl: string };
 
 /**
- * Redeems a signed message for the wallet's pass. Checks run cheapest first, and only a holder of
- * the key learns whether a message was already used or has expired: those answers come after the
- * signature has verified.
+ * Redeems a signed message for the wallet's pass. Only a holder of the key learns whether a
+ * message was already used or has expired: those answers come after the signature has verified.
  *
  * The common case, a wallet that signed exactly the text it was given, takes one statement: the
  * signature is verified over the submitted text, and the statement uses the message only if the
  * stored text is that same text. Anything else (a signIn-built text, a replay, a bad signature)
- * goes the full way below, which gives every answer in the documented order.
+ * goes the full way below, whose checks give every answer in the documented order.
  */
 export async function claimWalletPass(services: Services, claim: ClaimBody): Promise<ClaimResult> {
   const nonce = nonceOf(claim.message);
