@@ -38,13 +38,17 @@ const EXPIRED_GRACE_MS = 15 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 1000;
 
 /**
- * The code and message of an error's innermost cause (drizzle wraps the driver's error, and its
- * message carries the query's parameters, which may be secrets), without a stack.
+ * An error and its causes, as "code: message ← code: message", without stacks. Drizzle's
+ * "Failed query" wrapper is left out: its message carries the query's parameters.
  */
 function describeError(error: unknown): string {
-  let e = error as { code?: unknown; message?: unknown; cause?: unknown };
-  for (let depth = 0; e.cause && depth < 5; depth++) e = e.cause as typeof e;
-  return [e.code, e.message].filter((part) => typeof part === 'string' && part).join(': ') || 'no answer in time';
+  const parts: string[] = [];
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (message.startsWith('Failed query')) continue;
+    parts.push([e.code, message].filter((part) => typeof part === 'string' && part).join(': '));
+  }
+  return parts.filter(Boolean).join(' ← ') || 'no answer in time';
 }
 
 export async function createServices(config: Config): Promise<Services> {

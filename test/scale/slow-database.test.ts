@@ -89,6 +89,25 @@ describe(`a slow database, with DATABASE_POOL_SIZE=${POOL_SIZE} and DATABASE_TIM
     expect(server.logs.some((line) => line.event === 'database_busy')).toBe(true);
   });
 
+  it('answers 503 at the connect timeout when the server accepts connections but never answers them', async () => {
+    // No open connection left in the pool: the next request has to open one.
+    await sql.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'wallet-pass-claim'`);
+    await sleep(300);
+    const before = server.logs.length;
+    postgresServer.freeze();
+    try {
+      const started = performance.now();
+      const health = await server.fetch('/health');
+      expect(health.status).toBe(503);
+      expect(performance.now() - started).toBeLessThan(TIMEOUT_MS + 1000);
+      const outage = await server.waitForLog((line) => line.event === 'database_unavailable' && server.logs.indexOf(line) >= before, 5000);
+      expect(outage.err).toMatch(/connection timeout/);
+    } finally {
+      postgresServer.thaw();
+    }
+    await eventually(async () => ((await server.fetch('/health')).status === 200 ? true : undefined), 10_000, '/health is 200 again');
+  });
+
   it('answers fast 503s while the server is frozen, never commits late, and recovers when it resumes', async () => {
     const bodies = await signedClaims(server, 60);
     const claimed = () => server.logs.filter((line) => line.event === 'pass_claimed').length;
