@@ -239,10 +239,11 @@ async function benchService(run: string, port: number, env: Record<string, strin
 /** /health, init and claim on the bare node:http handler (embedded database). */
 async function benchBare(port: number): Promise<Row[]> {
   const run = 'bare node:http, same lib/ (PGlite)';
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-bench-'));
   const server = await ServerProcess.start(
     port,
-    { RATE_LIMIT_PER_MINUTE: '0' },
-    { script: 'scripts/bench-bare-server.ts', logFile: path.join(tmpdir(), `wpc-bench-bare-${process.pid}.log`) },
+    { RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir },
+    { script: 'scripts/bench-bare-server.ts', logFile: path.join(dataDir, 'server.log') },
   );
   const wallets = new Wallets();
   const rows: Row[] = [];
