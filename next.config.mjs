@@ -20,7 +20,7 @@ const nextConfig = {
   serverExternalPackages: [
     '@electric-sql/pglite',
     'drizzle-orm',
-    'postgres',
+    'pg',
     'ioredis',
     'rate-limiter-flexible',
     'passkit-generator',

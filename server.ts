@@ -63,9 +63,14 @@ async function main(): Promise<void> {
       process.exit(0);
     }, SHUTDOWN_GRACE_MS);
     forced.unref();
-    server.close(); // stop accepting; resolves once open connections end
+    // Stop accepting, then close each keep-alive connection as soon as it is idle: the ones idle
+    // now, and the ones whose in-flight request finishes later (they would otherwise stay open
+    // for the keep-alive timeout and hold the exit back).
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.once('close', () => resolve()));
+    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+    await closed;
+    clearInterval(sweeper);
     await services.close().catch((error) => log.error({ err: error }, 'closing services failed'));
     log.info({ event: 'stopped' }, 'stopped');
     process.exit(0);

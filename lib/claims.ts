@@ -51,63 +51,75 @@ export async function issueMessage(services: Services, publicKey: string): Promi
 export type ClaimResult = { created: boolean; downloadUrl: string };
 
 /**
- * Redeems a signed message for the wallet's pass. Checks run cheapest first, and only a holder of
- * the key learns whether a message was already used or has expired: those answers come after the
- * signature has verified.
+ * Redeems a signed message for the wallet's pass. Only a holder of the key learns whether a
+ * message was already used or has expired: those answers come after the signature has verified.
+ *
+ * The common case, a wallet that signed exactly the text it was given, takes one statement: the
+ * signature is verified over the submitted text, and the statement uses the message only if the
+ * stored text is that same text. Anything else (a signIn-built text, a replay, a bad signature)
+ * goes the full way below, whose checks give every answer in the documented order.
  */
 export async function claimWalletPass(services: Services, claim: ClaimBody): Promise<ClaimResult> {
-  const { store, log } = services;
-  const notIssued = () => new AppError('message_not_issued', 'This message was not issued by this service for this public key, or it was altered.');
-
   const nonce = nonceOf(claim.message);
   if (!nonce) throw notIssued();
-  const nonceHash = lookupHash(nonce);
-  const issued = await store.findMessage(nonceHash);
+  const signature = decodeBase58(claim.signature)!;
+  const publicKey = decodeBase58(claim.publicKey)!;
+  const redemption = { nonceHash: lookupHash(nonce), publicKey: claim.publicKey, walletType: claim.walletType };
+
+  if (verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey)) {
+    const outcome = await redeem(services, { ...redemption, exactText: claim.message });
+    if (outcome) return outcome;
+  }
+
+  const issued = await services.store.findMessage(redemption.nonceHash);
   if (!issued || !sameText(issued.publicKey, claim.publicKey)) throw notIssued();
   const issuedFields = parseSignInMessageText(issued.message) as SignInFields | null;
   if (!issuedFields || !isIssuedMessage(claim.message, issuedFields)) throw notIssued();
-
-  const signature = decodeBase58(claim.signature)!;
-  const publicKey = decodeBase58(claim.publicKey)!;
   if (!verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey)) {
     throw new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
   }
-
   const now = new Date();
   if (issued.usedAt) throw alreadyUsed();
   if (issued.expiresAt <= now) throw expired();
 
+  const outcome = await redeem(services, redemption);
+  if (outcome) return outcome;
+  // Used or expired between the read above and the redemption: read again to say which.
+  const again = await services.store.findMessage(redemption.nonceHash);
+  if (!again) throw notIssued();
+  throw again.usedAt ? alreadyUsed() : expired();
+}
+
+/** Uses the message and gives its wallet its pass; undefined when there was nothing to redeem. */
+async function redeem(
+  services: Services,
+  params: { nonceHash: string; publicKey: string; walletType: WalletType; exactText?: string },
+): Promise<ClaimResult | undefined> {
+  const now = new Date();
   const downloadId = randomBytes(32).toString('base64url');
-  const outcome = await store.redeemMessage({
-    nonceHash,
-    publicKey: claim.publicKey,
+  const outcome = await services.store.redeemMessage({
+    nonceHash: params.nonceHash,
+    publicKey: params.publicKey,
+    exactText: params.exactText,
     now,
     newPass: {
       serialNumber: randomUUID(),
       downloadId,
       downloadIdHash: lookupHash(downloadId),
-      publicKey: claim.publicKey,
-      walletType: claim.walletType,
+      publicKey: params.publicKey,
+      walletType: params.walletType,
       claimedAt: now,
     },
   });
-  switch (outcome.kind) {
-    case 'already_used':
-      throw alreadyUsed();
-    case 'expired':
-      throw expired();
-    case 'not_issued':
-      throw notIssued();
-    case 'created':
-    case 'existing':
-      log.info(
-        { event: 'pass_claimed', outcome: outcome.kind, publicKey: claim.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(outcome.pass.downloadId) },
-        outcome.kind === 'created' ? 'pass created' : 'returning wallet',
-      );
-      return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, outcome.pass.downloadId) };
-  }
+  if (outcome.kind === 'not_redeemed') return undefined;
+  services.log.info(
+    { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(outcome.pass.downloadId) },
+    outcome.kind === 'created' ? 'pass created' : 'returning wallet',
+  );
+  return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, outcome.pass.downloadId) };
 }
 
+const notIssued = () => new AppError('message_not_issued', 'This message was not issued by this service for this public key, or it was altered.');
 const alreadyUsed = () => new AppError('message_already_used', 'This message was already used to claim. Ask /api/v1/claim/init for a new one.');
 const expired = () => new AppError('message_expired', 'This message has expired. Ask /api/v1/claim/init for a new one.');
 

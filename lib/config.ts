@@ -95,6 +95,10 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
   DATABASE_TIMEOUT_MS: integer(100, 600_000).default(2000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 letters, digits or : _ . -')
+    .default('wallet-pass-claim'),
   RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(60),
   TRUST_PROXY: z
     .string()
@@ -149,6 +153,8 @@ export type Config = {
   databasePoolSize: number;
   databaseTimeoutMs: number;
   redisUrl?: string;
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   rateLimitPerMinute: number;
   /** Number of trusted proxies in front of the service; 0 ignores X-Forwarded-For. */
   trustProxyHops: number;
@@ -187,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxyHops: e.TRUST_PROXY,
     nonceTtlSeconds: e.NONCE_TTL_SECONDS,

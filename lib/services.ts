@@ -42,6 +42,20 @@ export function installServices(services: Promise<Services>): Promise<Services> 
 const EXPIRED_GRACE_MS = 15 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 1000;
 
+/**
+ * An error and its causes, as "code: message ← code: message", without stacks. Drizzle's
+ * "Failed query" wrapper is left out: its message carries the query's parameters.
+ */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (message.startsWith('Failed query')) continue;
+    parts.push([e.code, message].filter((part) => typeof part === 'string' && part).join(': '));
+  }
+  return parts.filter(Boolean).join(' ← ') || 'no answer in time';
+}
+
 export async function createServices(config: Config): Promise<Services> {
   const log = createLogger(config.logLevel);
   const signing = loadSigningMaterial(config.apple, config.dataDir);
@@ -53,8 +67,16 @@ export async function createServices(config: Config): Promise<Services> {
     poolSize: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
   });
-  const store = new Store(database, config.databaseTimeoutMs);
-  const limiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl }, log);
+  const store = new Store(database, config.databaseTimeoutMs, {
+    onDown: (error) =>
+      log.error({ event: 'database_unavailable', err: describeError(error) }, 'database unreachable: answering 503 until it is back'),
+    onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
+    onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
+  });
+  const limiter = createRateLimiter(
+    { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix },
+    log,
+  );
 
   // Expired messages are deleted on a timer so an init flood cannot grow the database for ever.
   const purge = async () => {

@@ -1,7 +1,10 @@
 // The named storage operations the claim use case needs. Every rule that could race is one SQL
-// statement or one transaction here, never a read-then-write in JavaScript.
-import { and, eq, gt, inArray, isNull, lt } from 'drizzle-orm';
+// statement here, never a read-then-write in JavaScript. The claim path's statements (issue,
+// find, redeem, download) are plain parameterized SQL through Database.query, the rest go through
+// drizzle's query builder: on the embedded database the builder costs more than the query.
+import { and, eq, inArray, isNull, lt } from 'drizzle-orm';
 import { AppError } from '../errors';
+import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import type { Database, Db } from './client';
 import { passes, signInMessages, type PassRow, type SignInMessageRow } from './schema';
 
@@ -11,12 +14,15 @@ export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag'>;
 export type PassInfo = NewPass;
 export type PassWithFile = PassRow;
 
-export type Redemption =
-  | { kind: 'created'; pass: PassInfo }
-  | { kind: 'existing'; pass: PassInfo }
-  | { kind: 'already_used' }
-  | { kind: 'expired' }
-  | { kind: 'not_issued' };
+/** not_redeemed: no such unused, unexpired message (with that text) for that key; the caller finds out which. */
+export type Redemption = { kind: 'created'; pass: PassInfo } | { kind: 'existing'; pass: PassInfo } | { kind: 'not_redeemed' };
+
+/** The columns of PassInfo, named as its fields. */
+const PASS_INFO_COLUMNS = `serial_number as "serialNumber", download_id as "downloadId", download_id_hash as "downloadIdHash",
+  public_key as "publicKey", wallet_type as "walletType", claimed_at as "claimedAt"`;
+
+/** Drivers return timestamptz as Date (node-postgres, PGlite) or as text; the store returns Date. */
+const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
 const passInfoColumns = {
   serialNumber: passes.serialNumber,
@@ -31,11 +37,16 @@ const passInfoColumns = {
 const PURGE_BATCH = 5000;
 
 export class Store {
+  private readonly availability: DatabaseAvailability;
+
   constructor(
     private readonly database: Database,
     /** Past this, an operation is answered as "database unavailable" even if it is still pending. */
     private readonly timeoutMs: number,
-  ) {}
+    private readonly events: AvailabilityEvents = { onDown: () => {}, onUp: () => {}, onBusy: () => {} },
+  ) {
+    this.availability = new DatabaseAvailability(events);
+  }
 
   get kind() {
     return this.database.kind;
@@ -46,65 +57,75 @@ export class Store {
   }
 
   insertMessage(message: NewMessage): Promise<void> {
-    return this.guard(async (db) => {
-      await db.insert(signInMessages).values(message);
+    return this.guard(async () => {
+      await this.database.query(
+        `insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
+         values ($1, $2, $3, $4, $5)`,
+        [message.nonceHash, message.publicKey, message.message, message.issuedAt.toISOString(), message.expiresAt.toISOString()],
+      );
     });
   }
 
   findMessage(nonceHash: string): Promise<SignInMessageRow | undefined> {
-    return this.guard(async (db) => {
-      const [row] = await db.select().from(signInMessages).where(eq(signInMessages.nonceHash, nonceHash));
-      return row;
+    return this.guard(async () => {
+      const [row] = await this.database.query<SignInMessageRow>(
+        `select nonce_hash as "nonceHash", public_key as "publicKey", message,
+                issued_at as "issuedAt", expires_at as "expiresAt", used_at as "usedAt"
+         from sign_in_messages where nonce_hash = $1`,
+        [nonceHash],
+      );
+      return row && { ...row, issuedAt: asDate(row.issuedAt), expiresAt: asDate(row.expiresAt), usedAt: row.usedAt && asDate(row.usedAt) };
     });
   }
 
   /**
-   * Uses the message and gives its wallet a pass, in one transaction: both are recorded or
-   * neither. The UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent claims of
-   * one message exactly one updates the row. The unique key on public_key is the one-pass rule:
-   * a concurrent claim by the same wallet waits for the first insert, then finds its pass.
+   * Uses the message and gives its wallet a pass, in one statement (so one transaction): both are
+   * recorded or neither. The UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent
+   * claims of one message exactly one updates the row (the others wait for it, then find it
+   * used). The unique key on public_key is the one-pass rule: a concurrent claim by the same
+   * wallet waits for the first insert, then inserts nothing and reads that pass. One statement
+   * rather than BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only
+   * a message stored with exactly that text is used.
    */
-  redeemMessage(params: { nonceHash: string; publicKey: string; now: Date; newPass: NewPass }): Promise<Redemption> {
-    const { nonceHash, publicKey, now, newPass } = params;
-    return this.guard((db) =>
-      db.transaction(async (tx): Promise<Redemption> => {
-        const used = await tx
-          .update(signInMessages)
-          .set({ usedAt: now })
-          .where(
-            and(
-              eq(signInMessages.nonceHash, nonceHash),
-              eq(signInMessages.publicKey, publicKey),
-              isNull(signInMessages.usedAt),
-              gt(signInMessages.expiresAt, now),
-            ),
-          )
-          .returning({ nonceHash: signInMessages.nonceHash });
-        if (used.length === 0) {
-          const [row] = await tx
-            .select({ usedAt: signInMessages.usedAt })
-            .from(signInMessages)
-            .where(and(eq(signInMessages.nonceHash, nonceHash), eq(signInMessages.publicKey, publicKey)));
-          if (!row) return { kind: 'not_issued' };
-          return row.usedAt ? { kind: 'already_used' } : { kind: 'expired' };
-        }
-        const [created] = await tx
-          .insert(passes)
-          .values(newPass)
-          .onConflictDoNothing({ target: passes.publicKey })
-          .returning(passInfoColumns);
-        if (created) return { kind: 'created', pass: created };
-        const [existing] = await tx.select(passInfoColumns).from(passes).where(eq(passes.publicKey, publicKey));
-        if (!existing) throw new Error('pass conflict without a pass row');
-        return { kind: 'existing', pass: existing };
-      }),
-    );
+  redeemMessage(params: { nonceHash: string; publicKey: string; exactText?: string; now: Date; newPass: NewPass }): Promise<Redemption> {
+    const { nonceHash, publicKey, exactText, now, newPass } = params;
+    return this.guard(async (): Promise<Redemption> => {
+      const at = now.toISOString();
+      const [outcome] = await this.database.query<{ used: boolean; created: boolean }>(
+        `with used as (
+           update sign_in_messages set used_at = $3
+           where nonce_hash = $1 and public_key = $2 and used_at is null and expires_at > $3
+             and ($4::text is null or message = $4)
+           returning public_key
+         ), created as (
+           insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at)
+           select $5, $6, $7, public_key, $8, $3 from used
+           on conflict (public_key) do nothing
+           returning serial_number
+         )
+         select exists (select 1 from used) as used, exists (select 1 from created) as created`,
+        [nonceHash, publicKey, at, exactText ?? null, newPass.serialNumber, newPass.downloadId, newPass.downloadIdHash, newPass.walletType],
+      );
+      if (outcome!.created) return { kind: 'created', pass: newPass };
+      if (!outcome!.used) return { kind: 'not_redeemed' };
+      // The wallet has a pass: from before, or from a concurrent claim that inserted first
+      // (committed by now: ON CONFLICT waited for it).
+      const [existing] = await this.database.query<PassInfo>(
+        `select ${PASS_INFO_COLUMNS} from passes where public_key = $1`,
+        [publicKey],
+      );
+      if (!existing) throw new Error('pass conflict without a pass row');
+      return { kind: 'existing', pass: { ...existing, claimedAt: asDate(existing.claimedAt) } };
+    });
   }
 
   findPassByDownloadIdHash(downloadIdHash: string): Promise<PassWithFile | undefined> {
-    return this.guard(async (db) => {
-      const [row] = await db.select().from(passes).where(eq(passes.downloadIdHash, downloadIdHash));
-      return row;
+    return this.guard(async () => {
+      const [row] = await this.database.query<PassWithFile>(
+        `select ${PASS_INFO_COLUMNS}, pkpass, pkpass_etag as "pkpassEtag" from passes where download_id_hash = $1`,
+        [downloadIdHash],
+      );
+      return row && { ...row, claimedAt: asDate(row.claimedAt), pkpass: row.pkpass && Buffer.from(row.pkpass) };
     });
   }
 
@@ -162,19 +183,29 @@ export class Store {
 
   /**
    * Runs one operation; a database that is down, refusing, or too slow becomes the contract's
-   * 503 service_unavailable instead of a 500 or a hang.
+   * 503 service_unavailable instead of a 500 or a hang. The server enforces DATABASE_TIMEOUT_MS
+   * on each statement and lock wait, and the pool on the wait for a connection; this client-side
+   * deadline (a little longer) also covers what they cannot time: a host that stopped answering
+   * mid-statement. Because the pool gives up first, a statement still waiting for a connection
+   * when its caller is answered 503 is never sent. While the database is unreachable, operations
+   * fail at once but for one probe at a time (see availability.ts).
    */
   private async guard<T>(operation: (db: Db) => Promise<T>): Promise<T> {
+    const { admitted, probe } = this.availability.admit();
+    if (!admitted) throw unavailable();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DatabaseTimeout()), this.timeoutMs + 500);
+      timer = setTimeout(() => reject(new DatabaseTimeout()), this.timeoutMs + DEADLINE_MARGIN_MS);
     });
     try {
-      return await Promise.race([operation(this.database.db), deadline]);
+      const result = await Promise.race([operation(this.database.db), deadline]);
+      this.availability.settle(probe, 'reached');
+      return result;
     } catch (error) {
-      if (isDatabaseUnavailable(error)) {
-        throw new AppError('service_unavailable', 'The database is not answering. Nothing was changed; retry shortly.');
-      }
+      const kind = unavailability(error);
+      this.availability.settle(probe, kind === 'unreachable' ? 'unreachable' : answeredByServer(error) ? 'reached' : 'inconclusive', error);
+      if (kind === 'busy') this.events.onBusy(error);
+      if (kind) throw unavailable();
       throw error;
     } finally {
       clearTimeout(timer);
@@ -182,38 +213,53 @@ export class Store {
   }
 }
 
+const unavailable = () => new AppError('service_unavailable', 'The database is not answering; retry shortly.');
+
+/** How much longer than DATABASE_TIMEOUT_MS the client waits: the server's own timeout fires first. */
+const DEADLINE_MARGIN_MS = 500;
+
 class DatabaseTimeout extends Error {}
 
-const UNAVAILABLE_NODE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-]);
-
-/**
- * SQLSTATE classes that mean "not now" rather than "bad query": connection exceptions (08),
- * operator intervention such as shutdown or statement timeout (57), insufficient resources (53),
- * lock timeout (55P03), and serialization failures and deadlocks (40).
- */
-function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseTimeout) return true;
+/** Whether the error came from the server itself (it carries a SQLSTATE): the database answered. */
+function answeredByServer(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') {
-      if (UNAVAILABLE_NODE_CODES.has(code)) return true;
-      if (/^(08|57|53|40)/.test(code) || code === '55P03') return true;
-    }
-    const message = (e as { message?: unknown }).message;
-    if (typeof message === 'string' && /PGlite is closed/i.test(message)) return true;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E')) return true;
   }
   return false;
+}
+
+/** Socket error codes of a database that cannot be reached at all. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** node-postgres reports a connection that could not be opened in time by message only. */
+const UNREACHABLE_MESSAGES = /Connection terminated due to connection timeout/;
+
+/**
+ * node-postgres's messages (it gives them no code) for one connection lost or no connection free
+ * in time, and PGlite's once closed by our own shutdown: the database may answer the next try.
+ */
+const BUSY_MESSAGES =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end|PGlite is closed/i;
+
+/**
+ * Why an error means "not now" rather than "bad query", or undefined for any other error.
+ * unreachable: no connection can be made, the server is shutting down or starting (SQLSTATE 08,
+ * 57P01-57P03), or no answer came in time. busy: the server answered but could not do the work
+ * now: a lost connection, statement timeout (57014), insufficient resources (53), lock timeout
+ * (55P03), serialization failure or deadlock (40).
+ */
+function unavailability(error: unknown): 'unreachable' | 'busy' | undefined {
+  if (error instanceof DatabaseTimeout) return 'unreachable';
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    const message = String((e as { message?: unknown }).message ?? '');
+    if (typeof code === 'string') {
+      if (UNREACHABLE_CODES.has(code) || /^(08|57P0[123])/.test(code)) return 'unreachable';
+      if (code === 'ECONNRESET' || code === 'EPIPE' || /^(57|53|40)/.test(code) || code === '55P03') return 'busy';
+    }
+    if (UNREACHABLE_MESSAGES.test(message)) return 'unreachable';
+    if (BUSY_MESSAGES.test(message)) return 'busy';
+  }
+  return undefined;
 }

@@ -1,6 +1,11 @@
 // Per-client-IP limits on the claim path (init + claim share one budget), with
 // rate-limiter-flexible: in process by default, in Redis when REDIS_URL is set so that every
 // instance counts against the same budget.
+//
+// Redis down (refused, or hanging): claims keep working, and each instance limits by its own
+// in-process counters until Redis answers again. Failing closed would turn a cache outage into a
+// claim outage; failing open would drop the limits exactly when nobody watches them. The outage
+// and the recovery are each logged once.
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
@@ -12,61 +17,91 @@ export type RateLimiter = {
   close(): Promise<void>;
 };
 
-export type RateLimitOptions = { perMinute: number; redisUrl?: string };
+export type RateLimitOptions = { perMinute: number; redisUrl?: string; redisKeyPrefix: string };
+
+/** A Redis command slower than this counts as Redis being down. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+/**
+ * After a failed Redis call, requests skip Redis for this long: against a hanging Redis only one
+ * request per interval waits for the timeout, instead of every request.
+ */
+const REDIS_RETRY_INTERVAL_MS = 5000;
 
 export function createRateLimiter(options: RateLimitOptions, log: Logger): RateLimiter {
   if (options.perMinute === 0) {
     return { consume: async () => ({ allowed: true }), close: async () => {} };
   }
-  const limits = { points: options.perMinute, duration: 60, keyPrefix: 'wallet-pass-claim:claim-path' };
-  const memory = new RateLimiterMemory(limits);
-  if (!options.redisUrl) return wrap(memory, async () => {});
+  const limits = { points: options.perMinute, duration: 60, keyPrefix: `${options.redisKeyPrefix}:claim-path` };
+  const local = new RateLimiterMemory(limits);
+  if (!options.redisUrl) return { consume: (clientIp) => decide(local, clientIp), close: async () => {} };
 
   const redis = new Redis(options.redisUrl, {
     // Fail commands at once while disconnected instead of queueing them behind a dead server.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
-    commandTimeout: 500,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
-  // Redis down: claims keep working, limited per instance by the in-process insurance limiter
-  // (rate-limiter-flexible's documented fallback). Logged once per outage, not per request.
-  let down = false;
-  redis.on('error', (error: Error) => {
-    if (down) return;
-    down = true;
-    log.warn({ event: 'redis_unavailable', err: error.message }, 'Redis unavailable: rate limits fall back to this instance only');
-  });
-  redis.on('ready', () => {
-    if (!down) return;
-    down = false;
-    log.info({ event: 'redis_recovered' }, 'Redis is back: rate limits are shared again');
-  });
-  const shared = new RateLimiterRedis({
-    ...limits,
-    storeClient: redis,
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: memory,
-  });
-  return wrap(shared, async () => {
-    redis.disconnect();
-  });
-}
+  const outage = new OutageState(log);
+  // ioredis reports every failed reconnection attempt; the outage state logs only the first.
+  redis.on('error', (error: Error) => outage.began(error));
+  redis.on('ready', () => outage.ended());
+  const shared = new RateLimiterRedis({ ...limits, storeClient: redis, rejectIfRedisNotReady: true });
 
-function wrap(limiter: RateLimiterAbstract, close: () => Promise<void>): RateLimiter {
   return {
     async consume(clientIp) {
-      try {
-        await limiter.consume(clientIp);
-        return { allowed: true };
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      if (!outage.skipRedis()) {
+        try {
+          const decision = await decide(shared, clientIp);
+          outage.ended();
+          return decision;
+        } catch (error) {
+          outage.began(error as Error);
         }
-        throw rejection;
       }
+      return decide(local, clientIp);
     },
-    close,
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
   };
+}
+
+/** Whether Redis is considered down, logged once per transition. */
+class OutageState {
+  private down = false;
+  private retryAt = 0;
+
+  constructor(private readonly log: Logger) {}
+
+  skipRedis(): boolean {
+    return this.down && Date.now() < this.retryAt;
+  }
+
+  began(error: Error): void {
+    this.retryAt = Date.now() + REDIS_RETRY_INTERVAL_MS;
+    if (this.down) return;
+    this.down = true;
+    this.log.warn({ event: 'redis_unavailable', err: error.message }, 'Redis unavailable: rate limits fall back to this instance only');
+  }
+
+  ended(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.log.info({ event: 'redis_recovered' }, 'Redis is back: rate limits are shared again');
+  }
+}
+
+/** A limiter's answer for one request; errors other than "over the limit" propagate. */
+async function decide(limiter: RateLimiterAbstract, clientIp: string): Promise<RateLimitDecision> {
+  try {
+    await limiter.consume(clientIp);
+    return { allowed: true };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) {
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+    }
+    throw rejection;
+  }
 }

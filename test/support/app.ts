@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
+import pg from 'pg';
 import type { InitResult } from '@/lib/client';
 import { loadConfig } from '@/lib/config';
+import { withDefaultUser } from '@/lib/db/client';
 import { PEER_ADDRESS_HEADER } from '@/lib/http/client-ip';
 import { createServices, installServices, type Services } from '@/lib/services';
 import { TestWallet, type Layout } from './wallet';
@@ -107,23 +108,28 @@ export class TestApp {
   }
 }
 
-/** A new, empty database on the TEST_DATABASE_URL server, dropped again after the test. */
-async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL!;
+/** A new, empty database on the TEST_DATABASE_URL server (or `adminUrl`'s), dropped again after the test. */
+export async function createScratchDatabase(
+  adminUrl: string = process.env.TEST_DATABASE_URL!,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `wpc_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  await admin.end();
+  await asAdmin(adminUrl, `create database ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: async () => {
-      const again = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await again.unsafe(`drop database if exists ${name} with (force)`);
-      await again.end();
-    },
+    drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`),
   };
+}
+
+async function asAdmin(adminUrl: string, statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: withDefaultUser(adminUrl) });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
 }
 
 export { TestWallet };

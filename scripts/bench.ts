@@ -1,0 +1,338 @@
+// The load benchmark (`npm run bench`, after `npm run build`): starts the production build as a
+// separate process, on the embedded database and, when DATABASE_URL is set, on a fresh database
+// of that PostgreSQL server; drives /health, init, claim and download with autocannon (50
+// connections, 10 s each) from this process; prints one table. `--short` runs a couple of seconds
+// per endpoint (CI runs it so that it cannot rot). It reports figures and checks no timing.
+//
+// Claims are pre-signed: the init phase collects messages for fresh wallets (one pass per wallet,
+// so every claim is a 201), more are issued untimed until there are enough, all are signed, and
+// each is claimed once. The same run also serves /health, init and claim from a bare node:http
+// handler calling the same lib/ functions (scripts/bench-bare-server.ts): the difference is what
+// Next.js's routing costs.
+import { createPrivateKey, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import bs58 from 'bs58';
+import { loadConfig } from '../lib/config';
+import { createScratchDatabase } from '../test/support/app';
+import { ServerProcess } from '../test/scale/support/server-process';
+
+const SHORT = process.argv.includes('--short');
+const CPU_PROFILE = process.argv.includes('--cpu-prof');
+const PORT = Number(argValue('--port') ?? 3690);
+const CONNECTIONS = 50;
+const PHASE_SECONDS = SHORT ? 2 : 10;
+/** Claims between the two RSS samples. */
+const CLAIMS_FOR_RSS = SHORT ? 2_000 : 50_000;
+/**
+ * Claims (with their inits) before the first RSS sample: the heap grows to its working size under
+ * 50 connections over the first few thousand requests (measured on PostgreSQL: 306 MiB after
+ * 1,000 claims, then flat at 460-475 MiB from 10,000 to 60,000), and "after warm-up" means that.
+ */
+const WARM_UP_CLAIMS = SHORT ? 500 : 10_000;
+
+/** A pass's first download builds and signs its file (lib/passes); every later one serves the stored bytes. */
+const FIRST_DOWNLOAD = 'first download (builds the pass)';
+
+type Row = {
+  run: string;
+  endpoint: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+  /** The server's CPU time per request: steadier than req/s on a shared machine. */
+  cpuMs: number;
+};
+type Memory = { run: string; warm: number; afterClaims: number; claims: number };
+
+function argValue(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/** Ed25519 wallets made with node:crypto (tweetnacl would take minutes for 50,000). */
+class Wallets {
+  private readonly keys = new Map<string, KeyObject>();
+  readonly publicKeys: string[] = [];
+  private next = 0;
+
+  /** A wallet never used before. */
+  fresh(): string {
+    while (this.next >= this.publicKeys.length) this.grow(1000);
+    return this.publicKeys[this.next++]!;
+  }
+
+  grow(count: number): void {
+    for (let i = 0; i < count; i++) {
+      // JWK encodings up front: exporting many generated ed25519 keys later can deadlock Node 20.
+      const { publicKey, privateKey } = generateKeyPairSync('ed25519', {
+        publicKeyEncoding: { format: 'jwk' },
+        privateKeyEncoding: { format: 'jwk' },
+      } as never) as unknown as { publicKey: JsonWebKey; privateKey: JsonWebKey };
+      const address = bs58.encode(Buffer.from(publicKey.x!, 'base64url'));
+      this.keys.set(address, createPrivateKey({ key: privateKey, format: 'jwk' }));
+      this.publicKeys.push(address);
+    }
+  }
+
+  sign(address: string, message: string): string {
+    return bs58.encode(sign(null, Buffer.from(message, 'utf8'), this.keys.get(address)!));
+  }
+}
+
+type Load = {
+  /** The request to send next (method, path, body), or a fixed one. */
+  request: () => { method?: 'GET' | 'POST'; path: string; body?: string };
+  onBody?: (status: number, body: string) => void;
+  /** Stop after this many requests (else after the phase's duration). */
+  amount?: number;
+  seconds?: number;
+  connections?: number;
+};
+
+/** Runs one load phase with autocannon and returns its figures. */
+async function drive(server: ServerProcess, load: Load): Promise<Omit<Row, 'run' | 'endpoint'>> {
+  const seconds = load.seconds ?? PHASE_SECONDS;
+  const cpuBefore = server.cpuMs();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: server.baseUrl,
+        connections: Math.min(load.connections ?? CONNECTIONS, load.amount ?? Infinity),
+        ...(load.amount ? { amount: load.amount } : { duration: seconds }),
+        headers: { 'content-type': 'application/json' },
+        requests: [
+          {
+            setupRequest: (request) => ({ ...request, ...load.request() }),
+            onResponse: load.onBody ? (status, body) => load.onBody!(status, body) : undefined,
+          },
+        ],
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    // A fixed amount still ends at the phase's duration if the server is slower than that.
+    if (load.amount && load.seconds !== Infinity) setTimeout(() => instance.stop(), seconds * 1000).unref();
+  });
+  const requests = result.requests.total;
+  return {
+    rps: requests / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    requests,
+    cpuMs: (server.cpuMs() - cpuBefore) / Math.max(1, requests),
+  };
+}
+
+type Issued = { publicKey: string; message: string };
+
+function initLoad(wallets: Wallets, issued: Issued[]): Pick<Load, 'request' | 'onBody'> {
+  return {
+    request: () => ({ method: 'GET', path: `/api/v1/claim/init?publicKey=${wallets.fresh()}` }),
+    onBody: (status, body) => {
+      if (status !== 200) return;
+      const { address, message } = JSON.parse(body) as { address: string; message: string };
+      issued.push({ publicKey: address, message });
+    },
+  };
+}
+
+/** Signs every issued message; each becomes one claim body. */
+function signAll(wallets: Wallets, issued: Issued[]): string[] {
+  return issued.map(({ publicKey, message }) => JSON.stringify({ message, signature: wallets.sign(publicKey, message), publicKey }));
+}
+
+/** Claims each body once; `consumed()` says how many were handed out (some may be sent but unanswered when a phase stops). */
+function claimLoad(bodies: string[], downloadPaths: string[]): Pick<Load, 'request' | 'onBody'> & { consumed: () => number } {
+  let next = 0;
+  return {
+    consumed: () => next,
+    request: () => ({ method: 'POST', path: '/api/v1/claim/wallet-pass', body: bodies[next++] ?? bodies.at(-1)! }),
+    onBody: (status, body) => {
+      if (status !== 201) return;
+      const url = new URL((JSON.parse(body) as { downloadUrl: string }).downloadUrl);
+      downloadPaths.push(url.pathname + url.search);
+    },
+  };
+}
+
+/** Issues messages (untimed) until there are `count`. */
+async function issueUntil(server: ServerProcess, wallets: Wallets, issued: Issued[], count: number): Promise<void> {
+  while (issued.length < count) {
+    await drive(server, { ...initLoad(wallets, issued), amount: count - issued.length, seconds: Infinity });
+  }
+}
+
+/** Claims every body (untimed), for the RSS sample after many claims. */
+async function claimAll(server: ServerProcess, bodies: string[], downloadPaths: string[]): Promise<number> {
+  if (bodies.length === 0) return 0;
+  const { requests, errors } = await drive(server, { ...claimLoad(bodies, downloadPaths), amount: bodies.length, seconds: Infinity });
+  return requests - errors;
+}
+
+async function benchService(run: string, port: number, env: Record<string, string>): Promise<{ rows: Row[]; memory: Memory }> {
+  const logDir = mkdtempSync(path.join(tmpdir(), 'wpc-bench-'));
+  const server = await ServerProcess.start(
+    port,
+    { RATE_LIMIT_PER_MINUTE: '0', ...env },
+    { logFile: path.join(logDir, 'server.log'), nodeArgs: CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${logDir}`] : [] },
+  );
+  const wallets = new Wallets();
+  const rows: Row[] = [];
+  const row = (endpoint: string, figures: Omit<Row, 'run' | 'endpoint'>) => rows.push({ run, endpoint, ...figures });
+  try {
+    progress(`${run}: warming up`);
+    wallets.grow(WARM_UP_CLAIMS);
+    await drive(server, { request: () => ({ path: '/health' }), seconds: 2 });
+    const warmIssued: Issued[] = [];
+    await issueUntil(server, wallets, warmIssued, WARM_UP_CLAIMS);
+    const warmPaths: string[] = [];
+    await claimAll(server, signAll(wallets, warmIssued), warmPaths);
+    await drive(server, { request: () => ({ path: warmPaths[0]! }), amount: 200, seconds: Infinity });
+    const warm = server.rssBytes();
+
+    progress(`${run}: /health`);
+    row('/health', await drive(server, { request: () => ({ path: '/health' }) }));
+
+    progress(`${run}: init`);
+    wallets.grow(CLAIMS_FOR_RSS);
+    const issued: Issued[] = [];
+    row('init', await drive(server, initLoad(wallets, issued)));
+
+    progress(`${run}: issuing and signing ${CLAIMS_FOR_RSS} messages`);
+    await issueUntil(server, wallets, issued, CLAIMS_FOR_RSS);
+    const bodies = signAll(wallets, issued.slice(0, CLAIMS_FOR_RSS));
+
+    progress(`${run}: claim`);
+    const downloadPaths: string[] = [];
+    const timed = claimLoad(bodies, downloadPaths);
+    const claim = await drive(server, { ...timed, amount: bodies.length });
+    row('claim', claim);
+    progress(`${run}: claiming the rest of ${CLAIMS_FOR_RSS}`);
+    const claims = claim.requests - claim.errors + (await claimAll(server, bodies.slice(timed.consumed()), downloadPaths));
+    const afterClaims = server.rssBytes();
+
+    progress(`${run}: download`);
+    // Stored: the first download built and stored each pass's file; later ones serve those bytes.
+    const stored = downloadPaths.slice(0, 100);
+    for (const p of stored) await fetch(`${server.baseUrl}${p}`).then((r) => r.arrayBuffer());
+    let storedNext = 0;
+    row('download', await drive(server, { request: () => ({ path: stored[storedNext++ % stored.length]! }) }));
+    let firstNext = stored.length;
+    row(
+      FIRST_DOWNLOAD,
+      await drive(server, { request: () => ({ path: downloadPaths[firstNext++ % downloadPaths.length]! }) }),
+    );
+    return { rows, memory: { run, warm, afterClaims, claims } };
+  } finally {
+    await server.stop();
+    server.removeDataDir();
+    if (CPU_PROFILE) console.log(`CPU profiles of ${run}: ${logDir}`);
+    else rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+/** /health, init and claim on the bare node:http handler (embedded database). */
+async function benchBare(port: number): Promise<Row[]> {
+  const run = 'bare node:http, same lib/ (PGlite)';
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-bench-'));
+  const server = await ServerProcess.start(
+    port,
+    { RATE_LIMIT_PER_MINUTE: '0', DATA_DIR: dataDir },
+    { script: 'scripts/bench-bare-server.ts', logFile: path.join(dataDir, 'server.log') },
+  );
+  const wallets = new Wallets();
+  const rows: Row[] = [];
+  try {
+    progress(`${run}: warming up`);
+    await drive(server, { request: () => ({ path: '/health' }), seconds: 2 });
+    const warmIssued: Issued[] = [];
+    await issueUntil(server, wallets, warmIssued, WARM_UP_CLAIMS);
+    await claimAll(server, signAll(wallets, warmIssued), []);
+    progress(`${run}: /health, init, claim`);
+    rows.push({ run, endpoint: '/health', ...(await drive(server, { request: () => ({ path: '/health' }) })) });
+    wallets.grow(CLAIMS_FOR_RSS);
+    const issued: Issued[] = [];
+    rows.push({ run, endpoint: 'init', ...(await drive(server, initLoad(wallets, issued))) });
+    await issueUntil(server, wallets, issued, CLAIMS_FOR_RSS);
+    const bodies = signAll(wallets, issued);
+    rows.push({ run, endpoint: 'claim', ...(await drive(server, { ...claimLoad(bodies, []), amount: bodies.length })) });
+    return rows;
+  } finally {
+    await server.stop();
+    server.removeDataDir();
+  }
+}
+
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+const fixed = (value: number, digits = 0) => value.toFixed(digits);
+
+function printTable(rows: Row[], memory: Memory[]): void {
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.versions.node}`;
+  console.log(`\nwallet-pass-claim benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${machine}`);
+  console.log(`${CONNECTIONS} connections, ${PHASE_SECONDS} s per endpoint, rate limiting off, LOG_LEVEL=info\n`);
+  console.log('| run | endpoint | req/s | p50 ms | p99 ms | errors | × /health | server CPU ms/req |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const health = rows.find((r) => r.run === row.run && r.endpoint === '/health');
+    const ratio = health ? fixed(row.rps / health.rps, 2) : '';
+    console.log(
+      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${row.errors} | ${ratio} | ${fixed(row.cpuMs, 2)} |`,
+    );
+  }
+  console.log('');
+  for (const m of memory) {
+    console.log(`${m.run}: RSS ${mib(m.warm)} after warm-up, ${mib(m.afterClaims)} after ${m.claims} claims (× ${fixed(m.afterClaims / m.warm, 2)})`);
+  }
+  console.log('');
+  for (const run of new Set(memory.map((m) => m.run))) {
+    const claim = rows.find((r) => r.run === run && r.endpoint === 'claim')!;
+    const health = rows.find((r) => r.run === run && r.endpoint === '/health')!;
+    const m = memory.find((x) => x.run === run)!;
+    const errors = rows.filter((r) => r.run === run && r.endpoint !== FIRST_DOWNLOAD).reduce((sum, r) => sum + r.errors, 0);
+    const firstDownloadErrors = rows.find((r) => r.run === run && r.endpoint === FIRST_DOWNLOAD)?.errors ?? 0;
+    const goal = (met: boolean, text: string) => console.log(`${met ? 'met    ' : 'NOT MET'}  ${run}: ${text}`);
+    goal(claim.rps >= 0.5 * health.rps, `claim ${fixed(claim.rps / health.rps, 2)} × /health (goal >= 0.5)`);
+    goal(claim.p99 <= 100, `claim p99 ${fixed(claim.p99)} ms (goal <= 100)`);
+    goal(errors === 0, `${errors} errors on /health, init, claim and download (goal 0)`);
+    if (firstDownloadErrors > 0) {
+      console.log(`         ${run}: ${firstDownloadErrors} first downloads timed out (10 s): building a pass blocks the event loop`);
+    }
+    goal(m.afterClaims <= 1.5 * m.warm, `RSS × ${fixed(m.afterClaims / m.warm, 2)} after ${m.claims} claims (goal <= 1.5)`);
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
+    throw new Error('no production build: run `npm run build` first');
+  }
+  const rows: Row[] = [];
+  const memory: Memory[] = [];
+  const embedded = await benchService('embedded (PGlite)', PORT, {});
+  rows.push(...embedded.rows);
+  memory.push(embedded.memory);
+
+  const databaseUrl = loadConfig(process.env).databaseUrl;
+  if (databaseUrl) {
+    const database = await createScratchDatabase(databaseUrl);
+    try {
+      const onPostgres = await benchService('PostgreSQL', PORT, { DATABASE_URL: database.url });
+      rows.push(...onPostgres.rows);
+      memory.push(onPostgres.memory);
+    } finally {
+      await database.drop();
+    }
+  }
+  rows.push(...(await benchBare(PORT + 1)));
+  printTable(rows, memory);
+}
+
+main().catch((error: unknown) => {
+  console.error('bench failed:', error);
+  process.exit(1);
+});
