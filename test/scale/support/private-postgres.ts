@@ -2,7 +2,7 @@
 // freeze and restart it without touching the machine's shared server. initdb refuses to run as
 // root, so as root the cluster is made and run by the `postgres` system user.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -67,6 +67,10 @@ export class PrivatePostgres {
     return result.stdout;
   }
 
+  /**
+   * Starts the server. The port is in the ephemeral range, so an outgoing connection of some
+   * other process may hold it for a moment: then PostgreSQL cannot bind, and we try again.
+   */
   start(): void {
     const options = [
       `-p ${this.port}`,
@@ -76,7 +80,21 @@ export class PrivatePostgres {
       '-c max_connections=100',
       '-c shared_buffers=16MB',
     ].join(' ');
-    this.run('pg_ctl', ['start', '-D', this.pgData, '-w', '-t', '30', '-l', path.join(this.dataDir, 'server.log'), '-o', options]);
+    const log = path.join(this.dataDir, 'server.log');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.run('pg_ctl', ['start', '-D', this.pgData, '-w', '-t', '30', '-l', log, '-o', options]);
+        return;
+      } catch (error) {
+        const serverLog = existsSync(log) ? readFileSync(log, 'utf8') : '';
+        if (attempt < 5 && serverLog.includes('Address already in use')) {
+          writeFileSync(log, ''); // so the next attempt is judged by its own lines
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); // a synchronous 1 s pause
+          continue;
+        }
+        throw new Error(`${(error as Error).message}\nserver.log:\n${serverLog.slice(-2000)}`);
+      }
+    }
   }
 
   /** `immediate` is a crash (no checkpoint, connections cut at once); `fast` a clean shutdown. */
