@@ -66,7 +66,9 @@ export async function claimWalletPass(services: Services, claim: ClaimBody): Pro
   const publicKey = decodeBase58(claim.publicKey)!;
   const redemption = { nonceHash: lookupHash(nonce), publicKey: claim.publicKey, walletType: claim.walletType };
 
-  if (verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey)) {
+  // Verified once: the fast path needs the answer first, the full path reports it in its turn.
+  const signed = verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey) !== null;
+  if (signed) {
     const outcome = await redeem(services, { ...redemption, exactText: claim.message });
     if (outcome) return outcome;
   }
@@ -75,7 +77,7 @@ export async function claimWalletPass(services: Services, claim: ClaimBody): Pro
   if (!issued || !sameText(issued.publicKey, claim.publicKey)) throw notIssued();
   const issuedFields = parseSignInMessageText(issued.message) as SignInFields | null;
   if (!issuedFields || !isIssuedMessage(claim.message, issuedFields)) throw notIssued();
-  if (!verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey)) {
+  if (!signed) {
     throw new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
   }
   const now = new Date();
