@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import bs58 from 'bs58';
 import { loadConfig } from '../lib/config';
 import { createScratchDatabase } from '../test/support/app';
-import { ServerProcess } from '../test/scale/support/server-process';
+import { ServerProcess } from '../test/support/server-process';
 
 const SHORT = process.argv.includes('--short');
 const CPU_PROFILE = process.argv.includes('--cpu-prof');

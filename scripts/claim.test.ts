@@ -65,7 +65,7 @@ describe('npm run claim, against the running service', () => {
     keypair = path.join(dir, 'id.json');
   });
   afterAll(async () => {
-    await Promise.all([service?.stop(), limited?.stop()]);
+    await Promise.all([service?.dispose(), limited?.dispose()]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -82,17 +82,17 @@ describe('npm run claim, against the running service', () => {
   });
 
   it('claims: prints the downloadUrl, saves a pass that verifies, and gives the same URL again', async () => {
-    const run = await runScript('claim', ['--keypair', keypair, '--url', service.url, '--wallet-type', 'Coinbase Wallet', '--out', 'pass.pkpass'], dir);
+    const run = await runScript('claim', ['--keypair', keypair, '--url', service.baseUrl, '--wallet-type', 'Coinbase Wallet', '--out', 'pass.pkpass'], dir);
     expect(run.stderr).toContain(`Claimed a new pass for ${address}.`);
     expect(run.exitCode).toBe(0);
     const url = run.stdout.trim();
     expect(run.stdout).toBe(`${url}\n`);
-    expect(url).toMatch(new RegExp(`^${service.url}/download\\?pass=[\\w-]{43}$`));
+    expect(url).toMatch(new RegExp(`^${service.baseUrl}/download\\?pass=[\\w-]{43}$`));
     const pass = inspectPkpass(readFileSync(path.join(dir, 'pass.pkpass')));
     expect(pass.opensslVerify().ok).toBe(true);
     expect(JSON.stringify(pass.passJson)).toContain(address);
 
-    const again = await runScript('claim', ['-k', keypair, '-u', service.url], dir);
+    const again = await runScript('claim', ['-k', keypair, '-u', service.baseUrl], dir);
     expect(again.exitCode).toBe(0);
     expect(again.stdout.trim()).toBe(url);
     expect(again.stderr).toContain('already had a pass');
@@ -104,9 +104,9 @@ describe('npm run claim, against the running service', () => {
     const home = path.join(dir, 'home');
     mkdirSync(path.join(home, '.config', 'solana'), { recursive: true });
     writeFileSync(path.join(home, '.config', 'solana', 'id.json'), readFileSync(keypair));
-    const run = await runScript('claim', ['--url', service.url, '--out', path.join(dir, 'default.pkpass')], dir, { HOME: home });
+    const run = await runScript('claim', ['--url', service.baseUrl, '--out', path.join(dir, 'default.pkpass')], dir, { HOME: home });
     expect(run.exitCode).toBe(0);
-    const missing = await runScript('claim', ['--url', service.url], dir, { HOME: path.join(dir, 'nobody') });
+    const missing = await runScript('claim', ['--url', service.baseUrl], dir, { HOME: path.join(dir, 'nobody') });
     expectFailure(missing, LOCAL_EXIT_CODES.keypair_unreadable.exitCode, '.config/solana/id.json', 'no such file', '--keypair', 'npm run keygen');
   });
 
@@ -153,7 +153,7 @@ describe('npm run claim, against the running service', () => {
       ['a public half that is not its secret half’s', () => write('tampered.json', tampered()), LOCAL_EXIT_CODES.keypair_invalid.exitCode, 'public half'],
     ])('%s: one line and its exit code', async (_, file, exitCode, fragment) => {
       const target = file();
-      expectFailure(await runScript('claim', ['--keypair', target, '--url', service.url], dir), exitCode, target, fragment);
+      expectFailure(await runScript('claim', ['--keypair', target, '--url', service.baseUrl], dir), exitCode, target, fragment);
     });
   });
 
@@ -169,13 +169,13 @@ describe('npm run claim, against the running service', () => {
   });
 
   it('a walletType the service does not know: invalid_request, listing the 13', async () => {
-    const run = await runScript('claim', ['-k', keypair, '-u', service.url, '-w', 'Backpack'], dir);
+    const run = await runScript('claim', ['-k', keypair, '-u', service.baseUrl, '-w', 'Backpack'], dir);
     expectFailure(run, PROBLEM_EXIT_CODES.invalid_request, 'claim: invalid_request (400): walletType must be one of: Generic, Phantom');
   });
 
   it('a pass it cannot save: the URL is printed, then one line and exit 6', async () => {
     const target = path.join(dir, 'no-such-dir', 'pass.pkpass');
-    const run = await runScript('claim', ['-k', keypair, '-u', service.url, '-o', target], dir);
+    const run = await runScript('claim', ['-k', keypair, '-u', service.baseUrl, '-o', target], dir);
     expect(run.stdout).toMatch(/\/download\?pass=/);
     expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`claim: cannot save the pass to ${target}: no such directory`);
     expect(run.exitCode).toBe(LOCAL_EXIT_CODES.save_failed.exitCode);
@@ -183,7 +183,7 @@ describe('npm run claim, against the running service', () => {
 
   it('over the rate limit: rate_limited, with the seconds to wait, and exit 18', async () => {
     // RATE_LIMIT_PER_MINUTE=1: init takes the minute's one request, so the claim is refused.
-    const run = await runScript('claim', ['-k', keypair, '-u', limited.url], dir);
+    const run = await runScript('claim', ['-k', keypair, '-u', limited.baseUrl], dir);
     expectFailure(run, PROBLEM_EXIT_CODES.rate_limited, 'claim: rate_limited (429): ', 'Retry in');
   });
 });

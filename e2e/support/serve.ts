@@ -12,7 +12,7 @@ if (!spec) {
 }
 // A key made up here stands in for a real Google service account: the link is signed with it.
 const env = name === 'google' ? { ...spec.env, GOOGLE_SERVICE_ACCOUNT: testServiceAccount().json } : spec.env;
-const server = new TestServer({ port: spec.port, env, log: (line) => console.log(line) });
+const server = new TestServer({ port: spec.port, env });
 
 async function main() {
   const stop = async () => {

@@ -20,7 +20,7 @@ describe('/docs, the API reference', () => {
   });
   afterAll(async () => {
     await browser?.close();
-    await service?.stop();
+    await service?.dispose();
   });
 
   /** A browser context that lets nothing leave for another origin, and records what tried to. */
@@ -30,13 +30,13 @@ describe('/docs, the API reference', () => {
     const attempted: string[] = [];
     await context.route('**/*', (route) => {
       const url = route.request().url();
-      if (new URL(url).origin === service.url) return route.continue();
+      if (new URL(url).origin === service.baseUrl) return route.continue();
       reachedNetwork.push(url);
       return route.abort();
     });
     context.on('request', (request) => {
       const url = request.url();
-      if (!url.startsWith(service.url) && !url.startsWith('blob:') && !url.startsWith('data:')) attempted.push(url);
+      if (!url.startsWith(service.baseUrl) && !url.startsWith('blob:') && !url.startsWith('data:')) attempted.push(url);
     });
     return { context, reachedNetwork, attempted };
   }
@@ -46,7 +46,7 @@ describe('/docs, the API reference', () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    const response = await page.goto(`${service.url}/docs`);
+    const response = await page.goto(`${service.baseUrl}/docs`);
     expect(response!.status()).toBe(200);
     expect(response!.headers()['content-security-policy']).toContain("default-src 'self'");
     await page.getByRole('heading', { name: ENDPOINTS[0]!.summary }).waitFor();
@@ -67,7 +67,7 @@ describe('/docs, the API reference', () => {
     const { context } = await isolatedContext();
     const page = await context.newPage();
     for (const code of ['rate_limited', 'message_expired'] as const) {
-      await page.goto(`${service.url}${problemType(code)}`);
+      await page.goto(`${service.baseUrl}${problemType(code)}`);
       const entry = page.locator(`#problem-${code}`);
       await entry.waitFor();
       await page.waitForLoadState('networkidle');
@@ -79,7 +79,7 @@ describe('/docs, the API reference', () => {
   });
 
   it('sends HTML that names no other origin for a script, style, font or image', async () => {
-    const html = await (await fetch(`${service.url}/docs`)).text();
+    const html = await (await fetch(`${service.baseUrl}/docs`)).text();
     expect(html.match(/<(script|link|img|style)\b[^>]*\b(src|href)="(https?:)?\/\/[^"]*"/gi) ?? []).toEqual([]);
     expect(html).not.toMatch(/@import|fonts\.googleapis|cdn\./i);
   });
@@ -91,7 +91,7 @@ describe('/docs, the API reference', () => {
     page.on('response', (response) => {
       if (response.request().resourceType() === 'script') scripts.push(response.text());
     });
-    await page.goto(`${service.url}/`);
+    await page.goto(`${service.baseUrl}/`);
     await page.waitForLoadState('networkidle');
     const bodies = await Promise.all(scripts);
     expect(bodies.length).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import { createScratchDatabase } from '../support/app';
 import { signedClaim, TestWallet } from './support/claims';
 import { scalar, testPool } from './support/invariants';
 import { requireService, missingEnv, sharedPostgresUrl } from './support/requirements';
-import { eventually, ServerProcess, sleep } from './support/server-process';
+import { eventually, ServerProcess, sleep } from '../support/server-process';
 
 const PORT = 3640;
 

@@ -29,7 +29,7 @@ describe('over HTTP', () => {
   beforeAll(async () => {
     server = await startServer({ RATE_LIMIT_PER_MINUTE: '5', LOG_LEVEL: 'info' });
   });
-  afterAll(() => server.stop());
+  afterAll(() => server.dispose());
 
   /** A raw request, so headers such as Host go out exactly as written. */
   const raw = (pathAndQuery: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer[] } = {}) =>
@@ -92,13 +92,13 @@ describe('over HTTP', () => {
   it('logs one structured line per request, without query strings', async () => {
     await raw('/download?pass=secretsecretsecretsecretsecretsecretsecret1');
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const lines = server.logs().filter((line) => line.event === 'request');
+    const lines = server.logs.filter((line) => line.event === 'request');
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const line of lines) {
       expect(line).toMatchObject({ requestId: expect.any(String), method: expect.any(String), path: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) });
       expect(String(line.path)).not.toContain('?');
     }
-    expect(server.output()).not.toContain('secretsecretsecret');
+    expect(server.text()).not.toContain('secretsecretsecret');
   });
 });
 
@@ -107,11 +107,11 @@ describe('a client in another language', () => {
   beforeAll(async () => {
     server = await startServer({ LOG_LEVEL: 'info' });
   });
-  afterAll(() => server.stop());
+  afterAll(() => server.dispose());
 
   it('claims a pass from the contract alone, and openssl verifies the pass; logs hold no secret', async () => {
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'py-client-')), 'pass.pkpass');
-    const downloadUrl = execFileSync('python3', ['test/clients/claim.py', server.url, out], { encoding: 'utf8', timeout: 60_000 }).trim();
+    const downloadUrl = execFileSync('python3', ['test/clients/claim.py', server.baseUrl, out], { encoding: 'utf8', timeout: 60_000 }).trim();
     expect(downloadUrl).toMatch(/\/download\?pass=[A-Za-z0-9_-]{43}$/);
     const pass = inspectPkpass(readFileSync(out));
     expect(pass.manifestMismatches).toEqual([]);
@@ -120,17 +120,17 @@ describe('a client in another language', () => {
 
     // Secrets never reach the logs in full: not the pass id, nor any nonce or signature.
     const passId = new URL(downloadUrl).searchParams.get('pass')!;
-    expect(server.output()).not.toContain(passId);
+    expect(server.text()).not.toContain(passId);
     const wallet = new TestWallet();
-    const issued = await (await fetch(`${server.url}/api/v1/claim/init?publicKey=${wallet.publicKey}`)).json();
+    const issued = await (await fetch(`${server.baseUrl}/api/v1/claim/init?publicKey=${wallet.publicKey}`)).json();
     const signature = wallet.sign(issued.message);
-    await fetch(`${server.url}/api/v1/claim/wallet-pass`, {
+    await fetch(`${server.baseUrl}/api/v1/claim/wallet-pass`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ message: issued.message, signature, publicKey: wallet.publicKey }),
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(server.output()).not.toContain(issued.nonce);
-    expect(server.output()).not.toContain(signature);
+    expect(server.text()).not.toContain(issued.nonce);
+    expect(server.text()).not.toContain(signature);
   });
 });

@@ -23,17 +23,17 @@ describe('GET /verify (the scanner check page)', () => {
 
   beforeAll(async () => {
     server = await startServer({ PASS_ORGANIZATION_NAME: 'Door Test Club' });
-    const client = createClaimClient({ baseUrl: server.url });
+    const client = createClaimClient({ baseUrl: server.baseUrl });
     wallet = new TestWallet();
     const { message } = await client.init(wallet.publicKey);
     const { downloadUrl } = await client.claim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey, walletType: 'Solflare' });
     const pass = inspectPkpass((await client.download(downloadUrl)).bytes);
     qrUrl = pass.passJson.barcodes[0].message;
   });
-  afterAll(() => server?.stop());
+  afterAll(() => server?.dispose());
 
   it("opens from the pass's QR code and says the pass is genuine, for which wallet, from which app, since when", async () => {
-    expect(qrUrl.startsWith(`${server.url}/verify?serial=`)).toBe(true);
+    expect(qrUrl.startsWith(`${server.baseUrl}/verify?serial=`)).toBe(true);
     const response = await fetch(qrUrl);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
@@ -51,7 +51,7 @@ describe('GET /verify (the scanner check page)', () => {
   });
 
   it('answers a serial this service never issued with 404 and a clear "not issued here"', async () => {
-    const response = await fetch(`${server.url}/verify?serial=00000000-0000-4000-8000-000000000000`);
+    const response = await fetch(`${server.baseUrl}/verify?serial=00000000-0000-4000-8000-000000000000`);
     expect(response.status).toBe(404);
     const text = visibleText(await response.text());
     expect(text).toContain('Not issued here');
@@ -60,7 +60,7 @@ describe('GET /verify (the scanner check page)', () => {
 
   it('answers a malformed or missing serial the same way', async () => {
     for (const query of ['?serial=not-a-serial', '']) {
-      const response = await fetch(`${server.url}/verify${query}`);
+      const response = await fetch(`${server.baseUrl}/verify${query}`);
       expect(response.status, query).toBe(404);
       expect(visibleText(await response.text())).toContain('Not issued here');
     }

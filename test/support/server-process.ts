@@ -1,5 +1,6 @@
 // The service as a real process: `server.ts` on the production build (`next build` first, as
 // `npm test` does), with its own environment and port, its JSON log lines kept for assertions.
+// The one way tests, the end-to-end servers and the benchmarks start the service.
 // Started as `node --import tsx server.ts` rather than through the `tsx` wrapper, so that the pid
 // we signal (SIGTERM, SIGKILL, SIGSTOP) is the server itself and not a parent relaying to it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +25,8 @@ export class ServerProcess {
     readonly child: ChildProcess,
     readonly port: number,
     readonly env: Record<string, string>,
+    /** True when start() made the DATA_DIR (env named none): dispose() deletes it. */
+    private readonly ownsDataDir: boolean,
     private readonly logFile?: string,
   ) {
     // 'close', not 'exit': it comes once the output has been read to the end, so the logs are whole.
@@ -65,24 +68,7 @@ export class ServerProcess {
     if (await acceptsConnections(port, 0).then(() => true, () => false)) {
       throw new Error(`port ${port} is already in use (a server left over from an earlier run?)`);
     }
-    const fullEnv: Record<string, string> = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'production',
-      NEXT_TELEMETRY_DISABLED: '1',
-      PORT: String(port),
-      DATA_DIR: env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'wpc-scale-')),
-      LOG_LEVEL: 'info',
-      ...env,
-    };
-    const stdout = options.logFile ? openSync(options.logFile, 'a') : 'pipe';
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? 'server.ts'], {
-      cwd: ROOT,
-      env: fullEnv as NodeJS.ProcessEnv,
-      stdio: ['ignore', stdout, 'pipe'],
-    });
-    if (typeof stdout === 'number') closeSync(stdout);
-    const server = new ServerProcess(child, port, fullEnv, options.logFile);
+    const server = ServerProcess.launch(port, env, options);
     const timeoutMs = options.timeoutMs ?? 60_000;
     await Promise.race([
       // The server listens only once it is ready; its "listening" line is not logged below LOG_LEVEL=info.
@@ -95,6 +81,35 @@ export class ServerProcess {
       throw error;
     });
     return server;
+  }
+
+  /**
+   * Spawns the process without waiting for it to listen: for settings it must refuse, whose
+   * exit code and output are then in `exited` and `otherOutput`.
+   */
+  static launch(
+    port: number,
+    env: Record<string, string> = {},
+    options: { script?: string; logFile?: string; nodeArgs?: string[] } = {},
+  ): ServerProcess {
+    const fullEnv: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'production',
+      NEXT_TELEMETRY_DISABLED: '1',
+      PORT: String(port),
+      DATA_DIR: env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'wpc-server-')),
+      LOG_LEVEL: 'info',
+      ...env,
+    };
+    const stdout = options.logFile ? openSync(options.logFile, 'a') : 'pipe';
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? 'server.ts'], {
+      cwd: ROOT,
+      env: fullEnv as NodeJS.ProcessEnv,
+      stdio: ['ignore', stdout, 'pipe'],
+    });
+    if (typeof stdout === 'number') closeSync(stdout);
+    return new ServerProcess(child, port, fullEnv, env.DATA_DIR === undefined, options.logFile);
   }
 
   /** Resolves with the first log line (already written or to come) that matches. */
@@ -125,9 +140,14 @@ export class ServerProcess {
     }
   }
 
-  /** Everything the process wrote, for failure messages. */
+  /** Everything the process wrote: its log lines (as JSON) and any other output. */
+  text(): string {
+    return [...this.logs.map((line) => JSON.stringify(line)), ...this.otherOutput].join('\n');
+  }
+
+  /** The end of what the process wrote, for failure messages. */
   output(): string {
-    return [...this.logs.map((line) => JSON.stringify(line)), ...this.otherOutput].join('\n').slice(-8000);
+    return this.text().slice(-8000);
   }
 
   fetch(pathAndQuery: string, init?: RequestInit): Promise<Response> {
@@ -168,6 +188,12 @@ export class ServerProcess {
 
   removeDataDir(): void {
     rmSync(this.env.DATA_DIR!, { recursive: true, force: true });
+  }
+
+  /** stop(), then delete the DATA_DIR if start() made it. */
+  async dispose(): Promise<void> {
+    await this.stop();
+    if (this.ownsDataDir) this.removeDataDir();
   }
 }
 
