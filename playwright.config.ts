@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, defineConfig } from '@playwright/test';
 import { SERVERS, urlOf } from './e2e/support/servers';
+import { CHROMIUM_ARGS } from './scripts/support/chromium';
 
 function findChromium(): { path?: string; problem?: string } {
   const configured = process.env.CHROMIUM_PATH;
@@ -54,7 +55,7 @@ export default defineConfig({
     browserName: 'chromium',
     launchOptions: {
       executablePath: browser.path,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: CHROMIUM_ARGS,
     },
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',

@@ -2,7 +2,7 @@
 // Content-Security-Policy header and puts it on its own scripts), plus the page security headers.
 import { NextResponse, type NextRequest } from 'next/server';
 import { isDevelopmentBuild } from '@/lib/config';
-import { newNonce, PAGE_HEADERS, pageContentSecurityPolicy } from '@/lib/http/page-security';
+import { newNonce, PAGE_HEADERS, pageContentSecurityPolicy } from '@/lib/page-security';
 
 export function proxy(request: NextRequest) {
   const nonce = newNonce();

@@ -1,16 +1,19 @@
-// The HTTP server: validates configuration and opens storage before listening, hands every request
-// to Next.js, and owns what only the socket knows (the peer address), the request id, the access
-// log, and a graceful shutdown on SIGTERM.
+// The HTTP server: validates configuration and opens storage before listening, answers the API
+// straight from the endpoint table (lib/api/endpoints.ts), hands the pages to Next.js, and owns what
+// only the socket knows (the peer address), the request id, the access log, and a graceful
+// shutdown on SIGTERM.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import next from 'next';
+import { NodeRequest, sendNodeResponse } from 'srvx/node';
+import { normalizeAddress } from './lib/api/client-ip';
+import { ENDPOINTS } from './lib/api/endpoints';
+import { createApi, problem, type Api } from './lib/api/frame';
+import { markCustomServer } from './lib/api/next';
 import { ConfigError, loadConfig } from './lib/config';
 import { DatabaseOpenError } from './lib/db/client';
 import { AppError } from './lib/errors';
-import { PEER_ADDRESS_HEADER } from './lib/http/client-ip';
-import { toProblem } from './lib/http/problem';
-import { REQUEST_ID_HEADER } from './lib/http/route';
-import { createServices, installServices, type Services } from './lib/services';
+import { createServices, type Services } from './lib/services';
 
 const dev = process.argv.includes('--dev');
 /** In-flight requests get this long to finish after SIGTERM before the process exits anyway. */
@@ -18,28 +21,28 @@ const SHUTDOWN_GRACE_MS = 8000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const services = await installServices(createServices(config));
+  const services = await createServices(config);
   const { log } = services;
+  const api = createApi(services, ENDPOINTS);
+  markCustomServer();
 
   const app = next({ dev, dir: process.cwd(), port: config.port });
   await app.prepare();
-  const handle = app.getRequestHandler();
+  const pages = app.getRequestHandler();
 
   let shuttingDown = false;
   const server = createServer((req, res) => {
+    const requestId = randomUUID();
+    res.setHeader('X-Request-Id', requestId);
     if (shuttingDown) {
-      res.writeHead(503, { 'content-type': 'application/problem+json', connection: 'close', 'retry-after': '1' });
-      res.end(JSON.stringify(toProblem(new AppError('service_unavailable', 'This instance is shutting down; retry.'))));
+      res.setHeader('connection', 'close');
+      void sendNodeResponse(res, problem(new AppError('service_unavailable', 'This instance is shutting down; retry.', { retryAfterSeconds: 1 }), requestId));
       return;
     }
     const started = process.hrtime.bigint();
-    const requestId = randomUUID();
-    // Overwrite whatever the client sent under these names: only the socket knows the peer.
-    req.headers[PEER_ADDRESS_HEADER] = normalizeAddress(req.socket.remoteAddress);
-    req.headers[REQUEST_ID_HEADER] = requestId;
-    res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => accessLog(services, req, res, requestId, started));
-    void handle(req, res);
+    if (api.serves(pathOf(req.url))) void serveApi(api, req, res, requestId, log);
+    else void pages(req, res);
   });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout (60 s)
   server.headersTimeout = 66_000;
@@ -79,21 +82,36 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-/** "::ffff:127.0.0.1" -> "127.0.0.1": one client, one rate-limit key, however it connected. */
-function normalizeAddress(address: string | undefined): string {
-  if (!address) return 'unknown';
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
+/**
+ * An API request: Node's request as a Fetch Request and the answer back, through srvx's adapter
+ * (docs/decisions.md says why srvx). The frame answers every error itself; a throw here is a bug
+ * in the adapter's path, and the client still gets an answer.
+ */
+async function serveApi(api: Api, req: IncomingMessage, res: ServerResponse, requestId: string, log: Services['log']): Promise<void> {
+  try {
+    const response = await api.handle(new NodeRequest({ req, res }), { peer: normalizeAddress(req.socket.remoteAddress), requestId });
+    await sendNodeResponse(res, response);
+  } catch (error) {
+    log.error({ err: error, requestId }, 'answering an API request failed');
+    if (!res.headersSent) await sendNodeResponse(res, problem(new AppError('internal_error', `Quote request id ${requestId}.`), requestId));
+    else res.destroy();
+  }
+}
+
+/** The path of a request target, without its query, dot segments resolved as the frame's URL does. */
+function pathOf(url = '/'): string {
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  return path.includes('.') || path.includes('//') ? new URL(`http://localhost${path}`).pathname : path;
 }
 
 /** One line per request. The path only: query strings carry pass ids, which are secrets. */
 function accessLog(services: Services, req: IncomingMessage, res: ServerResponse, requestId: string, started: bigint): void {
-  const url = req.url ?? '/';
-  const queryAt = url.indexOf('?');
   services.log.info({
     event: 'request',
     requestId,
     method: req.method,
-    path: queryAt === -1 ? url : url.slice(0, queryAt),
+    path: pathOf(req.url),
     status: res.statusCode,
     durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
   });

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '@': path.dirname(fileURLToPath(import.meta.url)) } },
   test: {
-    include: ['lib/**/*.test.ts', 'components/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'components/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 60_000,

@@ -4,11 +4,10 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import { AppError } from './errors';
-import { parseInput } from './http/validate';
 import { redact } from './log';
 import { googleSaveUrl } from './passes/google-wallet';
 import { buildPkpass, passFilename } from './passes/pkpass';
-import { decodeBase58, passIdSchema, verifyQuerySchema, type ClaimBody, type PassCheck } from './schemas';
+import { decodeBase58, type ClaimBody, type PassCheck } from './schemas';
 import type { Services } from './services';
 import { verifyWalletSignature } from './signature';
 import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
@@ -139,8 +138,7 @@ export type PassFile = { pkpass: Buffer; etag: string; filename: string };
 const passNotFound = () => new AppError('pass_not_found', 'No pass has this id.');
 
 /** The pass of a secret download id, or pass_not_found. */
-async function passByDownloadId(services: Services, passId: string | null) {
-  if (passId === null || !passIdSchema.safeParse(passId).success) throw passNotFound();
+async function passByDownloadId(services: Services, passId: string) {
   const pass = await services.store.findPassByDownloadIdHash(lookupHash(passId));
   if (!pass) throw passNotFound();
   const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
@@ -148,7 +146,7 @@ async function passByDownloadId(services: Services, passId: string | null) {
 }
 
 /** The .pkpass of a download id: built on first download, then served byte-identical from storage. */
-export async function getPassFile(services: Services, passId: string | null): Promise<PassFile> {
+export async function getPassFile(services: Services, passId: string): Promise<PassFile> {
   const pass = await passByDownloadId(services, passId);
   const filename = passFilename(pass.walletType);
   if (pass.pkpass && pass.pkpassEtag) return { pkpass: pass.pkpass, etag: pass.pkpassEtag, filename };
@@ -164,7 +162,7 @@ export async function getPassFile(services: Services, passId: string | null): Pr
  * The "Save to Google Wallet" link of a download id. Keyed by the secret download id, never by
  * the public serial: whoever has the link can save the pass.
  */
-export async function getGoogleSaveUrl(services: Services, passId: string | null): Promise<string> {
+export async function getGoogleSaveUrl(services: Services, passId: string): Promise<string> {
   if (!services.google) {
     throw new AppError('google_wallet_not_configured', 'This service has no Google Wallet issuer configured; only the Apple Wallet pass is offered.');
   }
@@ -173,9 +171,8 @@ export async function getGoogleSaveUrl(services: Services, passId: string | null
 }
 
 /** The scanner check: what this service issued under a public serial number. */
-export async function verifyPass(services: Services, serial: string | null): Promise<PassCheck> {
-  const query = parseInput(verifyQuerySchema, { serial: serial ?? undefined });
-  const pass = await services.store.findPassBySerial(query.serial);
+export async function verifyPass(services: Services, serial: string): Promise<PassCheck> {
+  const pass = await services.store.findPassBySerial(serial);
   if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
   return {
     genuine: true,

@@ -1,30 +1,91 @@
-// Errors are values with a stable code. lib/http/problem.ts maps each code to HTTP in one place.
-export type ErrorCode =
-  | 'invalid_request'
-  | 'message_not_issued'
-  | 'message_expired'
-  | 'signature_invalid'
-  | 'pass_not_found'
-  | 'google_wallet_not_configured'
-  | 'message_already_used'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'service_unavailable'
-  | 'internal_error';
+// Errors are values with a stable code, and the catalogue of those codes. Domain code throws an
+// AppError; lib/api/problem.ts turns it into HTTP in one place. This module has no dependencies,
+// so the browser client and the command-line tools import the catalogue without server code.
+
+/** Every problem code, with its HTTP status, its title and when it is answered (the API reference's text). */
+export const PROBLEMS = {
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
+    when: 'The body is not a JSON object, or a field is missing, mistyped, too long, not base58, the wrong length, or an unknown walletType. `fields` lists each bad field.',
+  },
+  message_not_issued: {
+    status: 401,
+    title: 'Message not issued by this service',
+    when: 'The message was not issued by this service for this public key, or it was altered. Ask /api/v1/claim/init for a new one.',
+  },
+  message_expired: {
+    status: 401,
+    title: 'Message expired',
+    when: 'The message is past its expiration time. Ask /api/v1/claim/init for a new one.',
+  },
+  signature_invalid: {
+    status: 401,
+    title: 'Signature invalid',
+    when: 'The signature does not verify for this message and public key (signed by another key, over other bytes, or not canonical).',
+  },
+  pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id.' },
+  google_wallet_not_configured: {
+    status: 404,
+    title: 'Google Wallet not configured',
+    when: 'This service has no Google Wallet issuer configured, so passes have no Save to Google Wallet link.',
+  },
+  not_found: { status: 404, title: 'Not found', when: 'No endpoint answers at this path.' },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    when: 'The path does not answer this method; the Allow header lists the ones it does.',
+  },
+  message_already_used: {
+    status: 409,
+    title: 'Message already used',
+    when: 'The message was claimed before; each message claims once. Ask /api/v1/claim/init for a new one.',
+  },
+  payload_too_large: { status: 413, title: 'Payload too large', when: 'The body is over 16 KiB.' },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    when: 'The body was not sent with Content-Type: application/json.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    when: 'Over the per-address limit of claim-path requests (init and claim together). Retry-After says how many seconds to wait.',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    when: 'The database does not answer, or this instance is shutting down. Nothing was half-written; retry shortly.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    when: 'A bug. The body carries a requestId that finds the logged details; quote it when reporting.',
+  },
+} as const satisfies Record<string, { status: number; title: string; when: string }>;
+
+export type ErrorCode = keyof typeof PROBLEMS;
+
+/** Every problem code, in catalogue order. */
+export const PROBLEM_CODES = Object.keys(PROBLEMS) as [ErrorCode, ...ErrorCode[]];
+
+/** The `type` URI of a problem: its entry in the API reference. */
+export const problemType = (code: ErrorCode) => `/docs#problem-${code}`;
 
 export type FieldError = { field: string; message: string };
 
-/**
- * Marks AppError instances by a registered symbol rather than by class: the custom server and the
- * Next.js route bundles each load their own copy of this module, so `instanceof` would fail for
- * an error thrown by one copy and caught by the other.
- */
-const APP_ERROR = Symbol.for('wallet-pass-claim.AppError');
+/** An RFC 9457 problem, as the service sends it (application/problem+json). */
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  fields?: FieldError[];
+  requestId?: string;
+};
 
 export class AppError extends Error {
-  readonly [APP_ERROR] = true;
-
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
@@ -35,5 +96,20 @@ export class AppError extends Error {
   }
 }
 
-export const isAppError = (e: unknown): e is AppError =>
-  typeof e === 'object' && e !== null && (e as { [APP_ERROR]?: boolean })[APP_ERROR] === true;
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** One link of an error's cause chain: what drivers and libraries put on their errors. */
+export type ErrorLink = { name?: unknown; code?: unknown; message: string };
+
+/**
+ * An error and its causes, outermost first (at most `depth`, against cycles). Drivers wrap the
+ * error that matters (a socket code, a SQLSTATE) in their own `cause`; Solana wallet adapters wrap
+ * the wallet's error in `error`. Every check that classifies an error looks down this chain.
+ */
+export function* errorChain(error: unknown, depth = 5): Generator<ErrorLink> {
+  for (let e = error, seen = 0; e && seen < depth; seen++) {
+    const { name, code, message, cause, error: wrapped } = e as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown; error?: unknown };
+    yield { name, code, message: typeof message === 'string' ? message : '' };
+    e = cause ?? wrapped;
+  }
+}

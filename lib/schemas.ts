@@ -1,5 +1,5 @@
 // The API's request and response shapes, as zod schemas. Route handlers validate with them and
-// the OpenAPI document (lib/openapi) is generated from them: one definition, no second copy to
+// the OpenAPI document (lib/api/openapi.ts) is generated from them: one definition, no second copy to
 // drift. A schema given an `id` in .meta() becomes a named component of that document.
 import bs58 from 'bs58';
 import { z } from 'zod';

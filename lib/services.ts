@@ -1,16 +1,15 @@
 // The process-wide services (configuration, storage, rate limiter, pass signing, Google Wallet,
-// logger), created once at start. They live on globalThis because the custom server and the
-// Next.js route bundles load separate copies of lib/: keyed by a registered symbol, all copies
-// share one instance.
-import { loadConfig, type Config } from './config';
+// logger), created once at start from a validated configuration and passed to every use case.
+import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
-import { createRateLimiter, type RateLimiter } from './http/rate-limit';
+import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
 import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createManifestSigner } from './passes/manifest-signer';
 import type { PassIssuer } from './passes/pkpass';
+import { createRateLimiter, type RateLimiter } from './rate-limit';
 
 export type Services = {
   config: Config;
@@ -23,21 +22,6 @@ export type Services = {
   close(): Promise<void>;
 };
 
-const KEY = Symbol.for('wallet-pass-claim.services');
-const registry = globalThis as typeof globalThis & { [KEY]?: Promise<Services> };
-
-/** The services of this process, created from the environment on first use. */
-export function getServices(): Promise<Services> {
-  registry[KEY] ??= createServices(loadConfig());
-  return registry[KEY];
-}
-
-/** Makes `services` the ones every route uses (the server at start, tests with their own config). */
-export function installServices(services: Promise<Services>): Promise<Services> {
-  registry[KEY] = services;
-  return services;
-}
-
 /** How long an expired message is kept so a late claim hears "expired" rather than "not issued". */
 const EXPIRED_GRACE_MS = 15 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 1000;
@@ -47,12 +31,9 @@ const PURGE_INTERVAL_MS = 60 * 1000;
  * "Failed query" wrapper is left out: its message carries the query's parameters.
  */
 function describeError(error: unknown): string {
-  const parts: string[] = [];
-  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    const message = typeof e.message === 'string' ? e.message : '';
-    if (message.startsWith('Failed query')) continue;
-    parts.push([e.code, message].filter((part) => typeof part === 'string' && part).join(': '));
-  }
+  const parts = [...errorChain(error)]
+    .filter(({ message }) => !message.startsWith('Failed query'))
+    .map(({ code, message }) => [code, message].filter((part) => typeof part === 'string' && part).join(': '));
   return parts.filter(Boolean).join(' ← ') || 'no answer in time';
 }
 

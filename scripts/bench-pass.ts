@@ -13,7 +13,9 @@ import path from 'node:path';
 import { createHistogram, monitorEventLoopDelay, performance, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { ensureDevelopmentChain } from '../lib/passes/certificates';
 import { createManifestSigner } from '../lib/passes/manifest-signer';
-import { buildPkpass, passModel, type PassContent, type PassIssuer } from '../lib/passes/pkpass';
+import type { PassContent } from '../lib/passes/content';
+import { buildPkpass, type PassIssuer } from '../lib/passes/pkpass';
+import { passkitGeneratorExport } from './support/passkit-generator-export';
 import { WALLET_TYPES } from '../lib/wallet-types';
 
 type Options = { passes: number; batch: number; concurrency: number };
@@ -145,7 +147,7 @@ async function main(argv: string[]): Promise<void> {
       chainId: 'mainnet',
     };
     const ours = (c: PassContent) => buildPkpass(c, issuer);
-    const passkitGenerator = (c: PassContent) => passModel(c, issuer, true).getAsBuffer();
+    const passkitGenerator = (c: PassContent) => passkitGeneratorExport(c, issuer);
 
     // Warm-up: module loading, JIT, the design image cache.
     for (let i = 0; i < 20; i++) {

@@ -16,8 +16,8 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import bs58 from 'bs58';
 import { loadConfig } from '../lib/config';
-import { createScratchDatabase } from '../test/support/app';
-import { ServerProcess } from '../test/support/server-process';
+import { createScratchDatabase } from './support/scratch-database';
+import { ServerProcess } from './support/server-process';
 
 const SHORT = process.argv.includes('--short');
 const CPU_PROFILE = process.argv.includes('--cpu-prof');

@@ -4,7 +4,7 @@
 //   npm run measure:pages -- --url http://localhost:3000 [--path / --path /docs]
 // Needs Chromium (CHROMIUM_PATH, default /usr/bin/chromium).
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './support/chromium';
 
 const { values } = parseArgs({
   options: {
@@ -17,10 +17,7 @@ const origin = new URL(values.url!).origin;
 type Sizes = { files: number; sent: number; decoded: number };
 
 async function measure(path: string) {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const byType: Record<string, Sizes> = {};

@@ -4,6 +4,7 @@
 import type { Adapter, MessageSignerWalletAdapterProps, SignInMessageSignerWalletAdapterProps } from '@solana/wallet-adapter-base';
 import bs58 from 'bs58';
 import type { InitResult } from '@/lib/client';
+import { errorChain } from '@/lib/errors';
 import type { WalletFailure } from './claim-state';
 
 export type SignedClaim = { message: string; signature: string; publicKey: string };
@@ -56,15 +57,12 @@ const REJECTION_WORDS = /reject|denied|declin|cancel|abort|user closed/i;
 /** The EIP-1193 "user rejected the request" code, which most Solana wallets reuse. */
 const USER_REJECTED = 4001;
 
-/** Classifies what a wallet threw. Adapters wrap the wallet's own error in `.error`; look through it. */
+/** Classifies what a wallet threw, looking through the adapter's wrapping (errorChain). */
 export function walletFailureOf(error: unknown, adapter: Pick<Adapter, 'connected'>): WalletFailure {
   if (!adapter.connected) return 'disconnected';
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
-    const { code, message, name } = current as { code?: unknown; message?: unknown; name?: unknown };
+  for (const { name, code, message } of errorChain(error, 4)) {
     if (name === 'WalletNotConnectedError' || name === 'WalletDisconnectedError') return 'disconnected';
-    if (code === USER_REJECTED || (typeof message === 'string' && REJECTION_WORDS.test(message))) return 'declined';
-    current = (current as { error?: unknown; cause?: unknown }).error ?? (current as { cause?: unknown }).cause;
+    if (code === USER_REJECTED || REJECTION_WORDS.test(message)) return 'declined';
   }
   return 'failed';
 }

@@ -9,7 +9,7 @@
 // the document goes through escapeHtml.
 import { createHash } from 'node:crypto';
 import { designFor } from '@/lib/passes/designs';
-import { shortAddress } from '@/lib/passes/pkpass';
+import { shortAddress } from '@/lib/address';
 import type { PassCheck } from '@/lib/schemas';
 
 export type VerifyOutcome =

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ServerProcess } from '../../test/support/server-process';
+import { ServerProcess } from '../../scripts/support/server-process';
 
 export type ServerOptions = {
   port: number;

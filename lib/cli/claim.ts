@@ -6,8 +6,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClaimClient, isClaimApiError, type ClaimApiError } from '../client';
-import type { ErrorCode } from '../errors';
-import { PROBLEMS } from '../http/problem';
+import { PROBLEMS, type ErrorCode } from '../errors';
 import { KeypairError, parseSolanaKeypair, signMessage } from '../solana-keypair';
 import { WALLET_TYPES } from '../wallet-types';
 
@@ -31,6 +30,8 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   message_expired: 12,
   signature_invalid: 13,
   pass_not_found: 14,
+  not_found: 22,
+  method_not_allowed: 23,
   message_already_used: 15,
   payload_too_large: 16,
   unsupported_media_type: 17,

@@ -4,8 +4,7 @@
 // Its types come from the schemas the service validates with (type-only imports: no zod, no
 // server code in a browser bundle).
 import type { z } from 'zod';
-import type { ErrorCode } from '../errors';
-import type { Problem } from '../http/problem';
+import type { ErrorCode, Problem } from '../errors';
 import type { passCheckSchema, claimBodySchema, claimResponseSchema, initResponseSchema } from '../schemas';
 
 /** GET /api/v1/claim/init: the message to sign, and its Sign In With Solana fields. */

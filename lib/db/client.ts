@@ -1,10 +1,10 @@
 // Opens the database: embedded PostgreSQL (PGlite) in DATA_DIR by default, or a PostgreSQL server
-// when DATABASE_URL is set. Both speak the same SQL through Drizzle; migrations apply at open.
+// when DATABASE_URL is set. Both speak the same SQL; drizzle-kit's migrations (from schema.ts)
+// apply at open, through drizzle's migrator.
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
@@ -12,16 +12,9 @@ import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from './schema';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-
 export type Database = {
   kind: 'pglite' | 'postgres';
-  db: Db;
-  /**
-   * One parameterized statement ($1, $2, …) straight to the driver, for the claim path's hot
-   * statements: drizzle's query builder costs two to three times the query itself on PGlite
-   * (measured: a primary-key lookup 150 µs raw, 400-650 µs through drizzle).
-   */
+  /** One parameterized statement ($1, $2, …) straight to the driver. */
   query<Row>(text: string, params?: unknown[]): Promise<Row[]>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
@@ -52,12 +45,10 @@ async function openPglite(dataDir: string): Promise<Database> {
   let client: PGlite | undefined;
   try {
     client = await PGlite.create(dir);
-    const db = drizzlePglite(client, { schema }) as unknown as Db;
-    await migratePglite(db as never, { migrationsFolder: MIGRATIONS_DIR });
+    await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     const opened = client;
     return {
       kind: 'pglite',
-      db,
       query: async <Row>(text: string, params?: unknown[]) => (await opened.query<Row>(text, params)).rows,
       ping: async () => {
         await opened.query('select 1');
@@ -152,7 +143,6 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // emits it for idle connections and then drops them.
   pool.on('connect', (client) => client.on('error', () => {}));
   pool.on('error', () => {});
-  const db = drizzlePostgres(pool, { schema }) as unknown as Db;
   try {
     await migrateExclusively(pool);
   } catch (error) {
@@ -161,7 +151,6 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   }
   return {
     kind: 'postgres',
-    db,
     query: async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as Row[],
     ping: async () => {
       await pool.query('select 1');

@@ -1,12 +1,12 @@
-// The named storage operations the claim use case needs. Every rule that could race is one SQL
-// statement here, never a read-then-write in JavaScript. The claim path's statements (issue,
-// find, redeem, download) are plain parameterized SQL through Database.query, the rest go through
-// drizzle's query builder: on the embedded database the builder costs more than the query.
-import { and, eq, inArray, isNull, lt } from 'drizzle-orm';
-import { AppError } from '../errors';
+// The named storage operations of the use cases. Every rule that could race is one SQL statement
+// here, never a read-then-write in JavaScript. Every statement is plain parameterized SQL through
+// Database.query, next to the rule it enforces: on the embedded database drizzle's query builder
+// costs two to three times the query itself (docs/decisions.md). The tables are declared in
+// schema.ts, from which drizzle-kit generates the migrations.
+import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
-import type { Database, Db } from './client';
-import { passes, signInMessages, type PassRow, type SignInMessageRow } from './schema';
+import type { Database } from './client';
+import type { PassRow, SignInMessageRow } from './schema';
 
 export type NewMessage = Omit<SignInMessageRow, 'usedAt'>;
 export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag'>;
@@ -23,15 +23,6 @@ const PASS_INFO_COLUMNS = `serial_number as "serialNumber", download_id as "down
 
 /** Drivers return timestamptz as Date (node-postgres, PGlite) or as text; the store returns Date. */
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
-
-const passInfoColumns = {
-  serialNumber: passes.serialNumber,
-  downloadId: passes.downloadId,
-  downloadIdHash: passes.downloadIdHash,
-  publicKey: passes.publicKey,
-  walletType: passes.walletType,
-  claimedAt: passes.claimedAt,
-};
 
 /** Rows deleted per statement when purging, so a large backlog never holds locks for long. */
 const PURGE_BATCH = 5000;
@@ -130,9 +121,9 @@ export class Store {
   }
 
   findPassBySerial(serialNumber: string): Promise<PassInfo | undefined> {
-    return this.guard(async (db) => {
-      const [row] = await db.select(passInfoColumns).from(passes).where(eq(passes.serialNumber, serialNumber));
-      return row;
+    return this.guard(async () => {
+      const [row] = await this.database.query<PassInfo>(`select ${PASS_INFO_COLUMNS} from passes where serial_number = $1`, [serialNumber]);
+      return row && { ...row, claimedAt: asDate(row.claimedAt) };
     });
   }
 
@@ -141,38 +132,39 @@ export class Store {
    * later writer gets the stored bytes back, so every download of a pass is byte-identical.
    */
   savePassFile(serialNumber: string, pkpass: Buffer, etag: string): Promise<{ pkpass: Buffer; etag: string }> {
-    return this.guard(async (db) => {
-      const [saved] = await db
-        .update(passes)
-        .set({ pkpass, pkpassEtag: etag })
-        .where(and(eq(passes.serialNumber, serialNumber), isNull(passes.pkpass)))
-        .returning({ serialNumber: passes.serialNumber });
-      if (saved) return { pkpass, etag };
-      const [stored] = await db
-        .select({ pkpass: passes.pkpass, etag: passes.pkpassEtag })
-        .from(passes)
-        .where(eq(passes.serialNumber, serialNumber));
+    return this.guard(async () => {
+      const [stored] = await this.database.query<{ pkpass: Uint8Array; etag: string }>(
+        `with saved as (
+           update passes set pkpass = $2, pkpass_etag = $3
+           where serial_number = $1 and pkpass is null
+           returning pkpass, pkpass_etag
+         )
+         select pkpass, pkpass_etag as etag from saved
+         union all
+         select pkpass, pkpass_etag from passes where serial_number = $1 and not exists (select 1 from saved)`,
+        [serialNumber, pkpass, etag],
+      );
       if (!stored?.pkpass || !stored.etag) throw new Error('pass file vanished');
-      return { pkpass: stored.pkpass, etag: stored.etag };
+      return { pkpass: Buffer.from(stored.pkpass), etag: stored.etag };
     });
   }
 
-  /** Deletes messages that expired before `before`; returns how many. */
+  /** Deletes messages that expired before `before`, a batch per statement; returns how many. */
   purgeMessagesExpiredBefore(before: Date): Promise<number> {
-    return this.guard(async (db) => {
+    return this.guard(async () => {
       let total = 0;
       for (;;) {
-        const batch = db
-          .select({ nonceHash: signInMessages.nonceHash })
-          .from(signInMessages)
-          .where(lt(signInMessages.expiresAt, before))
-          .limit(PURGE_BATCH);
-        const deleted = await db
-          .delete(signInMessages)
-          .where(inArray(signInMessages.nonceHash, batch))
-          .returning({ nonceHash: signInMessages.nonceHash });
-        total += deleted.length;
-        if (deleted.length < PURGE_BATCH) return total;
+        const [{ deleted }] = (await this.database.query<{ deleted: number }>(
+          `with gone as (
+             delete from sign_in_messages where nonce_hash in (
+               select nonce_hash from sign_in_messages where expires_at < $1 limit $2
+             ) returning 1
+           )
+           select count(*)::int as deleted from gone`,
+          [before.toISOString(), PURGE_BATCH],
+        )) as [{ deleted: number }];
+        total += deleted;
+        if (deleted < PURGE_BATCH) return total;
       }
     });
   }
@@ -190,7 +182,7 @@ export class Store {
    * when its caller is answered 503 is never sent. While the database is unreachable, operations
    * fail at once but for one probe at a time (see availability.ts).
    */
-  private async guard<T>(operation: (db: Db) => Promise<T>): Promise<T> {
+  private async guard<T>(operation: () => Promise<T>): Promise<T> {
     const { admitted, probe } = this.availability.admit();
     if (!admitted) throw unavailable();
     let timer: NodeJS.Timeout | undefined;
@@ -198,7 +190,7 @@ export class Store {
       timer = setTimeout(() => reject(new DatabaseTimeout()), this.timeoutMs + DEADLINE_MARGIN_MS);
     });
     try {
-      const result = await Promise.race([operation(this.database.db), deadline]);
+      const result = await Promise.race([operation(), deadline]);
       this.availability.settle(probe, 'reached');
       return result;
     } catch (error) {
@@ -222,8 +214,7 @@ class DatabaseTimeout extends Error {}
 
 /** Whether the error came from the server itself (it carries a SQLSTATE): the database answered. */
 function answeredByServer(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
+  for (const { code } of errorChain(error)) {
     if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E')) return true;
   }
   return false;
@@ -251,9 +242,7 @@ const BUSY_MESSAGES =
  */
 function unavailability(error: unknown): 'unreachable' | 'busy' | undefined {
   if (error instanceof DatabaseTimeout) return 'unreachable';
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    const message = String((e as { message?: unknown }).message ?? '');
+  for (const { code, message } of errorChain(error)) {
     if (typeof code === 'string') {
       if (UNREACHABLE_CODES.has(code) || /^(08|57P0[123])/.test(code)) return 'unreachable';
       if (code === 'ECONNRESET' || code === 'EPIPE' || /^(57|53|40)/.test(code) || code === '55P03') return 'busy';

@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../config';
 import { WALLET_TYPES } from '../wallet-types';
 import { designFor } from './designs';
 import { createGoogleWallet, GOOGLE_SAVE_URL, googleSaveUrl, LONGEST_PASS, MAX_JWT_LENGTH } from './google-wallet';
-import type { PassContent } from './pkpass';
+import type { PassContent } from './content';
 
 const account = testServiceAccount();
 const ADDRESS = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';

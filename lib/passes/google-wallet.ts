@@ -5,7 +5,7 @@
 // Google from here.
 import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
 import { ConfigError, type Config } from '../config';
-import { passText, verifyUrl, type PassContent } from './pkpass';
+import { passText, verifyUrl, type PassContent } from './content';
 
 export const GOOGLE_SAVE_URL = 'https://pay.google.com/gp/v/save/';
 

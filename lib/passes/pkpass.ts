@@ -1,5 +1,5 @@
-// The pass: one wallet's Apple Wallet pass, built from its walletType's design and signed into a
-// .pkpass.
+// The Apple Wallet pass: one wallet's pass (./content.ts), in its walletType's design, signed into
+// a .pkpass.
 //
 // passkit-generator does what it does well here: the pass model and the validation of every
 // field against Apple's schema (an invalid field throws before anything is signed). Its export
@@ -14,17 +14,9 @@ import { zipSync, type Zippable } from 'fflate';
 import { PKPass } from 'passkit-generator';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
+import { passText, verifyUrl, type PassContent } from './content';
 import { designFor, rgb, type PassDesign } from './designs';
 import type { ManifestSigner } from './manifest-signer';
-import { shortAddress } from '../address';
-
-/** What a pass says: one wallet's claim. */
-export type PassContent = {
-  serialNumber: string;
-  publicKey: string;
-  walletType: WalletType;
-  claimedAt: Date;
-};
 
 /** What every pass of this service shares. */
 export type PassIssuer = {
@@ -56,56 +48,19 @@ export function designImages(design: PassDesign): DesignImages {
 
 const sha1Hex = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest('hex');
 
-/** "7xKX…sAsU": enough of an address to recognise it at a glance. */
-export { shortAddress };
-
-export function explorerUrl(address: string, chainId: string): string {
-  const cluster = chainId.replace(/^solana:/, '');
-  const query = cluster === 'mainnet' || cluster === 'mainnet-beta' ? '' : `?cluster=${encodeURIComponent(cluster)}`;
-  return `https://explorer.solana.com/address/${address}${query}`;
-}
-
-/** Where the pass's QR code leads: the public scanner check, keyed by the public serial number. */
-export function verifyUrl(publicBaseUrl: string, serialNumber: string): string {
-  return `${publicBaseUrl}/verify?serial=${encodeURIComponent(serialNumber)}`;
-}
-
 /** The download filename: the wallet type, so a person with several passes can tell them apart. */
 export function passFilename(walletType: WalletType): string {
   return `${designFor(walletType).slug}-wallet-pass.pkpass`;
 }
 
-/** W3C date-time without fractional seconds, the form Wallet's date fields parse everywhere. */
-export function passDate(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** The fields a pass shows, shared by the Apple pass and the Google Wallet object. */
-export function passText(content: PassContent, issuer: Pick<PassIssuer, 'organizationName' | 'chainId'>) {
-  const design = designFor(content.walletType);
-  return {
-    design,
-    address: { label: 'Wallet', value: shortAddress(content.publicKey) },
-    walletApp: { label: 'Wallet app', value: design.logoText },
-    claimed: { label: 'Claimed', value: passDate(content.claimedAt) },
-    fullAddress: { label: 'Wallet address', value: content.publicKey },
-    explorer: { label: 'Solana Explorer', value: explorerUrl(content.publicKey, issuer.chainId) },
-    issuedBy: { label: 'Issued by', value: issuer.organizationName },
-  };
-}
-
-/**
- * The pass as passkit-generator's model: every field is validated against Apple's schema here.
- * `bundle` adds the images and certificates, for an export through passkit-generator itself
- * (the benchmark's reference; the service exports with buildPkpass).
- */
-export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer'>, bundle = false): PKPass {
+/** The pass as passkit-generator's model: every field is validated against Apple's schema here. */
+export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer'>): PKPass {
   const { signing } = issuer;
   const text = passText(content, issuer);
   const { design } = text;
   const pass = new PKPass(
-    bundle ? { ...designImages(design).files } : {},
-    bundle ? { wwdr: signing.wwdrCertPem, signerCert: signing.signerCertPem, signerKey: signing.signerKeyPem } : undefined,
+    {},
+    undefined,
     {
       formatVersion: 1,
       passTypeIdentifier: signing.passTypeIdentifier,

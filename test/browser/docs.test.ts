@@ -3,10 +3,10 @@
 // fonts), and none of its renderer's weight on the claim page.
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEM_CODES, problemType } from '@/lib/http/problem';
-import { ENDPOINTS } from '@/lib/openapi/endpoints';
+import { ENDPOINTS } from '@/lib/api/endpoints';
+import { PROBLEM_CODES, problemType } from '@/lib/errors';
 import { WALLET_TYPES } from '@/lib/wallet-types';
-import { launchChromium } from '../support/browser';
+import { launchChromium } from '../../scripts/support/chromium';
 import { startServer, type RunningServer } from '../support/server';
 
 /** Redoc 2.5 always asks for its logo from this CDN; the page's Content-Security-Policy refuses it. */

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeFailure, LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
 import { ClaimApiError, createClaimClient, type ClaimClient } from '@/lib/client';
 import { AppError } from '@/lib/errors';
-import { problemResponse, PROBLEMS } from '@/lib/http/problem';
+import { problem } from '@/lib/api/frame';
+import { PROBLEMS } from '@/lib/errors';
 import { inspectPkpass } from '../support/pkpass';
 import { TestApp, TestWallet } from '../support/app';
 import { freePort } from '../support/server';
@@ -83,6 +84,17 @@ describe('the typed client, through the route handlers', () => {
     expectProblem(await failureOf(client.download(`${BASE}/download?pass=${'A'.repeat(43)}`)), 'pass_not_found');
   });
 
+  it('rejects with not_found and method_not_allowed when pointed at a path or method the API does not answer', async () => {
+    const misrouted = (rewrite: (url: string, init: RequestInit) => [string, RequestInit]) =>
+      createClaimClient({ baseUrl: BASE, fetch: (input, init) => app.fetch(...rewrite(String(input), (init ?? {}) as RequestInit)) });
+    const wallet = new TestWallet();
+    const unknownPath = misrouted((url, init) => [url.replace('/claim/init', '/claim/start'), init]);
+    expectProblem(await failureOf(unknownPath.init(wallet.publicKey)), 'not_found');
+    const wrongMethod = misrouted((url, init) => [url, { ...init, method: 'PUT' }]);
+    const refused = await failureOf(wrongMethod.init(wallet.publicKey));
+    expectProblem(refused, 'method_not_allowed');
+  });
+
   it('rejects with message_expired past the expiration time', async () => {
     await app.restart({ NONCE_TTL_SECONDS: '1' });
     const wallet = new TestWallet();
@@ -116,7 +128,7 @@ describe('the typed client, through the route handlers', () => {
     const requestId = '2b7f0c1e-0000-4000-8000-000000000000';
     const buggy = createClaimClient({
       baseUrl: BASE,
-      fetch: async () => problemResponse(new AppError('internal_error', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`), requestId),
+      fetch: async () => problem(new AppError('internal_error', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`), requestId),
     });
     const bug = await failureOf(buggy.init(new TestWallet().publicKey));
     expectProblem(bug, 'internal_error');

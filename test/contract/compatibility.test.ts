@@ -3,7 +3,7 @@
 // walletType reading downloadUrl. Those names and shapes must keep working, in the answers and in
 // the document new clients are generated from.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '@/lib/openapi/endpoints';
+import { openApiDocument } from '@/lib/api/endpoints';
 import { TestApp, TestWallet } from '../support/app';
 
 type Schema = { properties: Record<string, { type?: string; $ref?: string }>; required: string[] };

@@ -1,7 +1,7 @@
 // 1,000+ randomly mutated claim bodies: whatever a client sends, the answer is a contract status
 // with a problem+json code, never a 5xx. Seeded, so a failure can be replayed with FUZZ_SEED.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEMS } from '@/lib/http/problem';
+import { PROBLEMS } from '@/lib/errors';
 import { WALLET_TYPES } from '@/lib/wallet-types';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 

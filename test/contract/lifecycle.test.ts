@@ -1,11 +1,9 @@
 // Time, restarts, limits and failures: expiry, survival across a restart, purging, per-IP rate
 // limits (and whom X-Forwarded-For may name), an unavailable database, and a bug's 500.
-import { count } from 'drizzle-orm';
-import { signInMessages } from '@/lib/db/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
+import { sleep } from '../../scripts/support/server-process';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(BACKENDS)('lifecycle on %s', (backend) => {
   let app: TestApp | undefined;
@@ -44,7 +42,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     for (let i = 0; i < 100; i++) await app.init(wallet.publicKey);
     // Reads the table directly: the store has no counting query of its own.
     const messages = async () => {
-      const [row] = await app!.services.store['database'].db.select({ n: count() }).from(signInMessages);
+      const [row] = await app!.services.store['database'].query<{ n: number }>('select count(*)::int as n from sign_in_messages');
       return row!.n;
     };
     expect(await messages()).toBe(100);
@@ -129,9 +127,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     const { downloadUrl } = await (await app.claimWith(new TestWallet())).json();
     // A signer that fails as a bug would (it is set up once at start, so break it directly).
     app.services.issuer.signer = { sign: async () => { throw new Error('pkcs7 signer exploded at /srv/lib/x.js:1') } };
-    const response = await app.fetch(new URL(downloadUrl).pathname + new URL(downloadUrl).search, {
-      headers: { 'x-request-id': 'req-1234' },
-    });
+    const response = await app.fetch(new URL(downloadUrl).pathname + new URL(downloadUrl).search, { requestId: 'req-1234' });
     expect(response.status).toBe(500);
     const body = await response.json();
     expect(body).toMatchObject({ status: 500, code: 'internal_error', requestId: 'req-1234' });

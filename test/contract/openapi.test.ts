@@ -5,9 +5,11 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@/lib/errors';
-import { PROBLEM_CODES, problemResponse, toProblem } from '@/lib/http/problem';
-import { ENDPOINTS, openApiDocument } from '@/lib/openapi/endpoints';
-import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_PUBLIC_KEY } from '@/lib/openapi/examples';
+import { ENDPOINTS, openApiDocument } from '@/lib/api/endpoints';
+import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_PUBLIC_KEY } from '@/lib/api/examples';
+import { problem } from '@/lib/api/frame';
+import { toProblem } from '@/lib/api/problem';
+import { PROBLEM_CODES } from '@/lib/errors';
 import { publicKeySchema } from '@/lib/schemas';
 import { verifyWalletSignature } from '@/lib/signature';
 import { WALLET_TYPES } from '@/lib/wallet-types';
@@ -30,12 +32,12 @@ describe('the OpenAPI document', () => {
     expect(document.servers).toEqual([{ url: BASE }]);
   });
 
-  it('documents every route under app/, with each method it exports, and nothing else', async () => {
+  it('documents every entry of the table, each with its route file under app/ for next dev, and nothing else', async () => {
     const routes = await discoverRoutes(ROOT);
     expect(routes.length).toBeGreaterThan(0);
     const served = routes.flatMap(({ route, methods }) => methods.filter((m) => m !== 'OPTIONS').map((m) => `${m} ${route}`));
     const documented = Object.entries(document.paths).flatMap(([route, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${route}`));
-    expect(documented.sort(), 'register each route in lib/openapi/endpoints.ts').toEqual(served.sort());
+    expect(documented.sort(), 'each entry of lib/api/endpoints.ts has its app/**/route.ts exporting its method').toEqual(served.sort());
     // The document promises CORS preflights on every path.
     for (const { file, methods } of routes) expect(methods, `${file} answers OPTIONS`).toContain('OPTIONS');
   });
@@ -79,13 +81,12 @@ describe('the OpenAPI document', () => {
 
   it('fails to build when one schema id would mean two shapes', async () => {
     const { z } = await import('zod');
-    const { buildOpenApiDocument } = await import('@/lib/openapi/document');
+    const { buildOpenApiDocument } = await import('@/lib/api/openapi');
     const shared = z.object({ kind: z.string().default('a') }).meta({ id: 'TwoShapes' });
     const endpoint = ENDPOINTS[0]!;
     expect(() =>
       buildOpenApiDocument({
         version: '0',
-        introduction: '',
         endpoints: [
           { ...endpoint, query: undefined, invalidExample: undefined, body: { schema: shared, example: {} }, responses: { 200: { description: 'x', json: shared } } },
         ],
@@ -235,7 +236,7 @@ describe('the document matches what the route handlers answer', () => {
 
   it('the answers no handler gives on purpose match too: a bug (500), and an instance shutting down (503)', async () => {
     // The bodies apiRoute and server.ts build for these, by the same functions.
-    const bug = await problemResponse(new AppError('internal_error', 'An unexpected error occurred.'), '2b7f0c1e-0000-4000-8000-000000000000').json();
+    const bug = await problem(new AppError('internal_error', 'An unexpected error occurred.'), '2b7f0c1e-0000-4000-8000-000000000000').json();
     const shuttingDown = toProblem(new AppError('service_unavailable', 'This instance is shutting down; retry.'));
     for (const endpoint of ENDPOINTS.filter((e) => !e.page)) {
       checker.checkBody(endpoint.method, endpoint.path, 500, 'application/problem+json', bug);

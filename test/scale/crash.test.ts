@@ -5,7 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimBurst, postClaim, signedClaim, signedClaims, tally, walletsByPublicKey } from './support/claims';
-import { eventually, ServerProcess } from '../support/server-process';
+import { eventually, ServerProcess } from '../../scripts/support/server-process';
 
 const PORT = 3650;
 

@@ -3,11 +3,11 @@
 // this run's own).
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase } from '../support/app';
+import { createScratchDatabase } from '../../scripts/support/scratch-database';
 import { fromIp, postClaim, randomIp, redisPrefix, signedClaim, tally, TestWallet } from './support/claims';
 import { scalar, testPool } from './support/invariants';
 import { requireService, missingEnv, sharedPostgresUrl, sharedRedisUrl } from './support/requirements';
-import { ServerProcess } from '../support/server-process';
+import { ServerProcess } from '../../scripts/support/server-process';
 
 const PORTS = [3610, 3611, 3612];
 const PUBLIC_BASE_URL = 'http://localhost:3610';

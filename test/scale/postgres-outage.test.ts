@@ -7,7 +7,7 @@ import { claimBurst, issue, postClaim, signedClaim, signedClaims, tally, TestWal
 import { testPool, usedWithoutPass, walletStates } from './support/invariants';
 import { findPostgresBinaries, PrivatePostgres } from './support/private-postgres';
 import { requireService } from './support/requirements';
-import { eventually, ServerProcess } from '../support/server-process';
+import { eventually, ServerProcess } from '../../scripts/support/server-process';
 
 const SERVER_PORT = 3620;
 const POSTGRES_PORT = 55432;

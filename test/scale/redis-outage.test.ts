@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromIp, postClaim, randomIp, signedClaim, tally, TestWallet } from './support/claims';
 import { findRedisServer, PrivateRedis } from './support/private-redis';
 import { requireService } from './support/requirements';
-import { eventually, ServerProcess, sleep } from '../support/server-process';
+import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
 
 const SERVER_PORT = 3630;
 const REDIS_PORT = 3631;

@@ -4,11 +4,11 @@
 import { Agent, request, type IncomingMessage } from 'node:http';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase } from '../support/app';
+import { createScratchDatabase } from '../../scripts/support/scratch-database';
 import { signedClaim, TestWallet } from './support/claims';
 import { scalar, testPool } from './support/invariants';
 import { requireService, missingEnv, sharedPostgresUrl } from './support/requirements';
-import { eventually, ServerProcess, sleep } from '../support/server-process';
+import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
 
 const PORT = 3640;
 

@@ -7,7 +7,7 @@ import { claimBurst, postClaim, signedClaim, signedClaims, tally, TestWallet, ty
 import { scalar, testPool, usedWithoutPass, walletStates } from './support/invariants';
 import { findPostgresBinaries, PrivatePostgres } from './support/private-postgres';
 import { requireService } from './support/requirements';
-import { eventually, ServerProcess, sleep } from '../support/server-process';
+import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
 
 const SERVER_PORT = 3660;
 const POSTGRES_PORT = 55433;

@@ -1,15 +1,15 @@
-// The service under test, driven through its real route handlers with a real database: PGlite in
-// a fresh DATA_DIR, or a fresh database on the PostgreSQL server of TEST_DATABASE_URL.
-import { randomBytes } from 'node:crypto';
+// The service under test, driven through its endpoint table and the same frame the server uses
+// (lib/api), with a real database: PGlite in a fresh DATA_DIR, or a fresh database on the
+// PostgreSQL server of TEST_DATABASE_URL.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { InitResult } from '@/lib/client';
 import { loadConfig } from '@/lib/config';
-import { withDefaultUser } from '@/lib/db/client';
-import { PEER_ADDRESS_HEADER } from '@/lib/http/client-ip';
-import { createServices, installServices, type Services } from '@/lib/services';
+import { ENDPOINTS } from '@/lib/api/endpoints';
+import { createApi, type Api } from '@/lib/api/frame';
+import { createServices, type Services } from '@/lib/services';
+import { createScratchDatabase } from '@/scripts/support/scratch-database';
 import { TestWallet, type Layout } from './wallet';
 
 export type Backend = 'pglite' | 'postgres';
@@ -17,26 +17,18 @@ export type Backend = 'pglite' | 'postgres';
 /** The backends database tests run on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const BACKENDS: Backend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
-type RouteModule = Record<string, ((request: Request) => Promise<Response> | Response) | unknown>;
-const ROUTES: Record<string, () => Promise<RouteModule>> = {
-  '/health': () => import('@/app/health/route'),
-  '/api/v1/claim/init': () => import('@/app/api/v1/claim/init/route'),
-  '/api/v1/claim/wallet-pass': () => import('@/app/api/v1/claim/wallet-pass/route'),
-  '/download': () => import('@/app/download/route'),
-  '/api/v1/openapi.json': () => import('@/app/api/v1/openapi.json/route'),
-  '/api/v1/passes/verify': () => import('@/app/api/v1/passes/verify/route'),
-  '/api/v1/passes/google': () => import('@/app/api/v1/passes/google/route'),
-  '/verify': () => import('@/app/verify/route'),
-};
-
 export type InitBody = InitResult;
 
 export class TestApp {
+  private api: Api;
+
   private constructor(
     public services: Services,
     public env: Record<string, string>,
     private readonly dropStorage: () => Promise<void>,
-  ) {}
+  ) {
+    this.api = createApi(services, ENDPOINTS);
+  }
 
   static async open(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-test-'));
@@ -48,7 +40,7 @@ export class TestApp {
       ...(database ? { DATABASE_URL: database.url } : {}),
       ...env,
     };
-    const services = await installServices(createServices(loadConfig(fullEnv)));
+    const services = await createServices(loadConfig(fullEnv));
     return new TestApp(services, fullEnv, async () => {
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -59,7 +51,8 @@ export class TestApp {
   async restart(env: Record<string, string> = {}): Promise<void> {
     await this.services.close();
     this.env = { ...this.env, ...env };
-    this.services = await installServices(createServices(loadConfig(this.env)));
+    this.services = await createServices(loadConfig(this.env));
+    this.api = createApi(this.services, ENDPOINTS);
   }
 
   async close(): Promise<void> {
@@ -67,18 +60,10 @@ export class TestApp {
     await this.dropStorage();
   }
 
-  /** Sends a request to the route handler for its path, as from peer address `ip`. */
-  async fetch(pathAndQuery: string, init: RequestInit & { ip?: string } = {}): Promise<Response> {
-    const url = new URL(pathAndQuery, 'http://localhost:3000');
-    const load = ROUTES[url.pathname];
-    if (!load) throw new Error(`no route for ${url.pathname}`);
-    const module = await load();
-    const method = (init.method ?? 'GET').toUpperCase();
-    const handler = module[method];
-    if (typeof handler !== 'function') return new Response(null, { status: 405 });
-    const headers = new Headers(init.headers);
-    headers.set(PEER_ADDRESS_HEADER, init.ip ?? '203.0.113.7');
-    return handler(new Request(url, { ...init, headers }));
+  /** Sends a request through the API, as from peer address `ip` (and with the server's request id). */
+  fetch(pathAndQuery: string, init: RequestInit & { ip?: string; requestId?: string } = {}): Promise<Response> {
+    const { ip = '203.0.113.7', requestId, ...request } = init;
+    return this.api.handle(new Request(new URL(pathAndQuery, 'http://localhost:3000'), request), { peer: ip, requestId });
   }
 
   async init(publicKey: string, ip?: string): Promise<InitBody> {
@@ -105,30 +90,6 @@ export class TestApp {
       publicKey: wallet.publicKey,
       ...(options.walletType ? { walletType: options.walletType } : {}),
     });
-  }
-}
-
-/** A new, empty database on the TEST_DATABASE_URL server (or `adminUrl`'s), dropped again after the test. */
-export async function createScratchDatabase(
-  adminUrl: string = process.env.TEST_DATABASE_URL!,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `wpc_test_${randomBytes(6).toString('hex')}`;
-  await asAdmin(adminUrl, `create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`),
-  };
-}
-
-async function asAdmin(adminUrl: string, statement: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: withDefaultUser(adminUrl) });
-  await admin.connect();
-  try {
-    await admin.query(statement);
-  } finally {
-    await admin.end();
   }
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import type { OpenApiDocument } from '@/lib/openapi/document';
+import type { OpenApiDocument } from '@/lib/api/openapi';
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown; examples?: Record<string, { value: unknown }> }>; headers?: Record<string, unknown> }> };
 

@@ -2,7 +2,7 @@
 // headers, streamed bodies, logs, signals. A thin layer over ServerProcess (./server-process.ts).
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ServerProcess } from './server-process';
+import { ServerProcess } from '../../scripts/support/server-process';
 
 /** The project root: where server.ts and the build are. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { TestWallet } from '../../support/wallet';
-import type { ServerProcess } from '../../support/server-process';
+import type { ServerProcess } from '../../../scripts/support/server-process';
 
 export type ClaimBody = { message: string; signature: string; publicKey: string; walletType?: string };
 

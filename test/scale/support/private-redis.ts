@@ -2,7 +2,7 @@
 // touching the machine's shared Redis.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { acceptsConnections } from '../../support/server-process';
+import { acceptsConnections } from '../../../scripts/support/server-process';
 
 export function findRedisServer(): { problem?: string } {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });

@@ -1,8 +1,13 @@
-// Every route the app serves, registered once for the API reference. Adding an endpoint is one
-// entry here, naming the zod schemas its handler uses and the problem codes it answers with;
-// test/contract/openapi.test.ts fails for a route under app/ that has no entry.
+// The API, one entry per endpoint: method and path, the schemas of its input and answers, the
+// problem codes it answers with, whether it is rate limited, and a handler that calls one lib/
+// function. Everything else derives from this table: the custom server's dispatch and the Next.js
+// route handlers (./frame.ts), the CORS preflights, the OpenAPI document (./openapi.ts), the test
+// harness and the benchmark. Adding an endpoint is one entry here, its lib/ function, and its
+// two-line file under app/ (so that `next dev` serves it too).
 import { z } from 'zod';
-import { MAX_BODY_BYTES } from '../http/body';
+import { renderVerifyPage, type VerifyOutcome } from '../../components/verify/verify-page';
+import { claimWalletPass, getGoogleSaveUrl, getPassFile, issueMessage, verifyPass } from '../claims';
+import { checkHealth } from '../health';
 import {
   claimBodySchema,
   claimResponseSchema,
@@ -14,19 +19,21 @@ import {
   passCheckSchema,
   verifyQuerySchema,
 } from '../schemas';
-import { buildOpenApiDocument, type EndpointDoc } from './document';
+import { MAX_BODY_BYTES } from './body';
+import { endpoint, type Endpoint, type Reply } from './endpoint';
 import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_CLAIM_RESPONSE, EXAMPLE_INIT_RESPONSE } from './examples';
+import { buildOpenApiDocument } from './openapi';
 
-/** The version of the v1 contract this document describes; additive changes bump the minor. */
+/** The version of the v1 contract the document describes; additive changes bump the minor. */
 export const API_VERSION = '1.0.0';
 
 const openApiDocumentSchema = z
   .looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
   .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document: this one.' });
 
-export const ENDPOINTS: EndpointDoc[] = [
-  {
-    method: 'get',
+export const ENDPOINTS: readonly Endpoint[] = [
+  endpoint({
+    method: 'GET',
     path: '/api/v1/claim/init',
     operationId: 'initClaim',
     tag: 'Claim',
@@ -40,9 +47,10 @@ export const ENDPOINTS: EndpointDoc[] = [
       200: { description: 'The message to sign, and its fields.', json: initResponseSchema, example: EXAMPLE_INIT_RESPONSE, headers: ['Cache-Control'] },
     },
     problems: ['invalid_request'],
-  },
-  {
-    method: 'post',
+    handle: async ({ query }, { services }) => ({ json: await issueMessage(services, query.publicKey) }),
+  }),
+  endpoint({
+    method: 'POST',
     path: '/api/v1/claim/wallet-pass',
     operationId: 'claimWalletPass',
     tag: 'Claim',
@@ -56,9 +64,13 @@ export const ENDPOINTS: EndpointDoc[] = [
       201: { description: 'A pass was created for the wallet.', json: claimResponseSchema, example: EXAMPLE_CLAIM_RESPONSE },
     },
     problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
-  },
-  {
-    method: 'get',
+    handle: async ({ body }, { services }) => {
+      const { created, downloadUrl } = await claimWalletPass(services, body);
+      return { status: created ? 201 : 200, json: { downloadUrl } };
+    },
+  }),
+  endpoint({
+    method: 'GET',
     path: '/download',
     operationId: 'downloadPass',
     tag: 'Passes',
@@ -66,15 +78,30 @@ export const ENDPOINTS: EndpointDoc[] = [
     description:
       'The signed Apple Wallet pass (.pkpass) of a `downloadUrl`. Its bytes never change: the ETag answers If-None-Match with 304. `Cache-Control: private`, as the URL is a bearer secret.',
     query: downloadQuerySchema,
+    malformedInput: 'pass_not_found',
     requestHeaders: [{ name: 'If-None-Match', description: 'The ETag of a copy you have: 304 if it is current.' }],
     responses: {
       200: { description: 'The .pkpass file.', file: 'application/vnd.apple.pkpass', headers: ['ETag', 'Content-Disposition', 'Cache-Control'] },
       304: { description: 'Your copy (If-None-Match) is current.', headers: ['ETag'] },
     },
     problems: ['pass_not_found'],
-  },
-  {
-    method: 'get',
+    handle: async ({ query, headers }, { services }) => {
+      const file = await getPassFile(services, query.pass);
+      // The URL is a bearer secret: private, so shared caches never keep a copy.
+      const validators = { etag: file.etag, 'cache-control': 'private, max-age=0, must-revalidate' };
+      if (matchesEtag(headers.get('if-none-match'), file.etag)) return { status: 304, headers: validators };
+      return {
+        body: file.pkpass,
+        headers: {
+          ...validators,
+          'content-type': 'application/vnd.apple.pkpass',
+          'content-disposition': `attachment; filename="${file.filename}"`,
+        },
+      };
+    },
+  }),
+  endpoint({
+    method: 'GET',
     path: '/api/v1/passes/verify',
     operationId: 'verifyPass',
     tag: 'Passes',
@@ -87,9 +114,10 @@ export const ENDPOINTS: EndpointDoc[] = [
       200: { description: 'A pass this service issued.', json: passCheckSchema },
     },
     problems: ['invalid_request', 'pass_not_found'],
-  },
-  {
-    method: 'get',
+    handle: async ({ query }, { services }) => ({ json: await verifyPass(services, query.serial) }),
+  }),
+  endpoint({
+    method: 'GET',
     path: '/api/v1/passes/google',
     operationId: 'googleSaveLink',
     tag: 'Passes',
@@ -97,13 +125,15 @@ export const ENDPOINTS: EndpointDoc[] = [
     description:
       'The `https://pay.google.com/gp/v/save/<jwt>` link for the pass of a download id (the `pass` of a `downloadUrl`), when the service has a Google Wallet issuer. Keyed by the secret download id, since the link lets anyone save the pass.',
     query: downloadQuerySchema,
+    malformedInput: 'pass_not_found',
     responses: {
       200: { description: 'The link (under 1,800 characters).', json: googleSaveResponseSchema },
     },
     problems: ['pass_not_found', 'google_wallet_not_configured'],
-  },
-  {
-    method: 'get',
+    handle: async ({ query }, { services }) => ({ json: { saveUrl: await getGoogleSaveUrl(services, query.pass) } }),
+  }),
+  endpoint({
+    method: 'GET',
     path: '/verify',
     operationId: 'verifyPage',
     tag: 'Passes',
@@ -111,16 +141,24 @@ export const ENDPOINTS: EndpointDoc[] = [
     description:
       "The page a pass's QR code opens, for staff at a door: whether the pass is genuine and issued here, with its wallet address, wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.",
     query: verifyQuerySchema,
-    page: true,
     responses: {
       200: { description: 'Genuine pass: issued by this service.', file: 'text/html' },
       404: { description: 'Not issued here: an unknown, malformed or missing serial.', file: 'text/html' },
       503: { description: 'Cannot check right now: the database does not answer.', file: 'text/html' },
     },
     problems: [],
-  },
-  {
-    method: 'get',
+    page: {
+      answerError: (error) =>
+        verifyPageReply(
+          error.code === 'pass_not_found' || error.code === 'invalid_request'
+            ? { kind: 'not_issued' }
+            : { kind: 'unavailable', status: error.code === 'service_unavailable' ? 503 : 500 },
+        ),
+    },
+    handle: async ({ query }, { services }) => verifyPageReply({ kind: 'genuine', check: await verifyPass(services, query.serial) }),
+  }),
+  endpoint({
+    method: 'GET',
     path: '/health',
     operationId: 'health',
     tag: 'Service',
@@ -131,9 +169,13 @@ export const ENDPOINTS: EndpointDoc[] = [
       503: { description: 'The database does not answer.', json: healthResponseSchema, example: { status: 'unhealthy' } },
     },
     problems: [],
-  },
-  {
-    method: 'get',
+    handle: async (_, { services }) => {
+      const health = await checkHealth(services);
+      return { status: health.status === 'healthy' ? 200 : 503, json: health };
+    },
+  }),
+  endpoint({
+    method: 'GET',
     path: '/api/v1/openapi.json',
     operationId: 'openApiDocument',
     tag: 'Service',
@@ -141,32 +183,35 @@ export const ENDPOINTS: EndpointDoc[] = [
     description: 'This document, OpenAPI 3.1, generated from the schemas the handlers validate with. Its server is PUBLIC_BASE_URL.',
     responses: { 200: { description: 'The document.', json: openApiDocumentSchema } },
     problems: [],
-  },
+    handle: (_, { services }) => ({ json: openApiDocument(services.config.publicBaseUrl), headers: { 'cache-control': 'public, max-age=300' } }),
+  }),
 ];
 
-const INTRODUCTION = `
-A person proves control of a Solana wallet by signing one message, and gets an Apple Wallet pass for it.
+/** If-None-Match against our strong ETag (a weak comparison, as RFC 9110 asks for GET). */
+function matchesEtag(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  return header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
 
-## The flow
-
-1. \`GET /api/v1/claim/init?publicKey=<address>\` answers a single-use Sign In With Solana \`message\`.
-2. Sign the UTF-8 bytes of \`message\` with the wallet's Ed25519 key: a wallet's \`signMessage\`, or \`solana:signIn\` with the other fields of the answer.
-3. \`POST /api/v1/claim/wallet-pass\` with \`message\`, \`signature\` (base58), \`publicKey\` and \`walletType\` answers a \`downloadUrl\`: 201 for a new pass, 200 when the wallet already has one.
-4. \`GET\` the \`downloadUrl\` for the .pkpass file.
-
-From a terminal, \`npm run claim -- --keypair ~/.config/solana/id.json\` does all four with a Solana CLI keypair (see the README). \`lib/client\` is a typed client for browsers and Node.
-
-Every path answers CORS preflights and allows any origin (no cookies are used). Every answer carries an \`X-Request-Id\`. Init and claim share a per-address budget of \`RATE_LIMIT_PER_MINUTE\` requests.
-`;
+function verifyPageReply(outcome: VerifyOutcome): Reply {
+  const page = renderVerifyPage(outcome);
+  return {
+    status: page.status,
+    body: page.html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': page.contentSecurityPolicy,
+      'x-robots-tag': 'noindex',
+    },
+  };
+}
 
 /** The document, built once per server URL (it depends on nothing else). */
-const built = new Map<string | undefined, ReturnType<typeof buildOpenApiDocument>>();
+const documents = new Map<string | undefined, ReturnType<typeof buildOpenApiDocument>>();
 
 export function openApiDocument(serverUrl?: string) {
-  let document = built.get(serverUrl);
-  if (!document) {
-    document = buildOpenApiDocument({ serverUrl, version: API_VERSION, endpoints: ENDPOINTS, introduction: INTRODUCTION });
-    built.set(serverUrl, document);
-  }
+  let document = documents.get(serverUrl);
+  if (!document) documents.set(serverUrl, (document = buildOpenApiDocument({ serverUrl, version: API_VERSION, endpoints: ENDPOINTS })));
   return document;
 }

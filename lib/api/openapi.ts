@@ -1,71 +1,14 @@
-// Builds the OpenAPI 3.1 document of the HTTP API from the endpoint registrations in
-// ./endpoints.ts. Every shape in it is generated from the zod schemas the route handlers validate
-// and answer with (z.toJSONSchema); every error answer is derived from PROBLEMS. Nothing here
-// restates a field by hand, so the document cannot drift from the code.
+// Builds the OpenAPI 3.1 document of the HTTP API from the endpoint table (./endpoints.ts). Every
+// shape in it is generated from the zod schemas the frame validates with and the handlers answer
+// with (z.toJSONSchema); every error answer is derived from the problem catalogue (lib/errors.ts).
+// Nothing here restates a field by hand, so the document cannot drift from the code.
 import { z } from 'zod';
-import { AppError, isAppError, type ErrorCode } from '../errors';
-import { PROBLEMS, PROBLEM_CODES, problemSchema, problemType, toProblem } from '../http/problem';
-import { parseInput } from '../http/validate';
+import { AppError, isAppError, PROBLEM_CODES, PROBLEMS, problemType, type ErrorCode } from '../errors';
+import { parseInput } from '../validate';
+import { HEADERS, TAGS, type Endpoint, type HeaderName } from './endpoint';
+import { problemSchema, toProblem } from './problem';
 
 export type JsonSchema = { [keyword: string]: unknown };
-
-/** The API's tags, in the order the reference lists them. */
-export const TAGS = {
-  Claim: 'Prove control of a wallet by signing one message, and get its pass.',
-  Passes: 'The pass files.',
-  Service: 'Health and this description.',
-} as const;
-
-/** Headers the document names, each described once under components.headers. */
-export const HEADERS = {
-  'Retry-After': {
-    description: 'Seconds to wait before retrying: always with 429, and with 503 when the instance is shutting down.',
-    schema: { type: 'integer', minimum: 1 },
-  },
-  ETag: { description: 'A strong validator of the file: send it back in If-None-Match to get a 304.', schema: { type: 'string' } },
-  'Content-Disposition': { description: '`attachment; filename="<name>.pkpass"`', schema: { type: 'string' } },
-  'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
-} satisfies Record<string, { description: string; schema: JsonSchema }>;
-
-export type HeaderName = keyof typeof HEADERS;
-
-export type ResponseDoc = {
-  description: string;
-  /** A JSON body, described by the zod schema the handler's answer follows. */
-  json?: z.ZodType;
-  /** A file body of this media type. */
-  file?: string;
-  example?: unknown;
-  headers?: HeaderName[];
-};
-
-/** One endpoint: a method on a path, as the app serves it. Register each in ./endpoints.ts. */
-export type EndpointDoc = {
-  method: 'get' | 'post';
-  /** The path as served, e.g. /api/v1/claim/init (dynamic segments as {name}). */
-  path: string;
-  operationId: string;
-  tag: keyof typeof TAGS;
-  summary: string;
-  /** Markdown. */
-  description: string;
-  /** Each property becomes a query parameter. */
-  query?: z.ZodObject;
-  /** An application/json request body and an example of it. */
-  body?: { schema: z.ZodType; example: unknown };
-  /** Optional request headers, described inline. */
-  requestHeaders?: { name: string; description: string }[];
-  /** The success answers (and any non-problem answer, such as 503 from /health), by status. */
-  responses: Record<number, ResponseDoc>;
-  /** The problem codes this endpoint answers with; service_unavailable and internal_error are implied. */
-  problems: ErrorCode[];
-  /** Counts against RATE_LIMIT_PER_MINUTE: adds 429 rate_limited. */
-  rateLimited?: boolean;
-  /** An input the endpoint's query or body schema rejects: the 400 example is what validation says about it. */
-  invalidExample?: unknown;
-  /** An HTML page for people (the scanner check): every answer, failures included, is the page, never problem+json. */
-  page?: true;
-};
 
 /** Any request can meet these: the database or the instance going away, and bugs. */
 const ALWAYS_POSSIBLE: ErrorCode[] = ['service_unavailable', 'internal_error'];
@@ -74,18 +17,33 @@ export type DocumentOptions = {
   /** The service origin (PUBLIC_BASE_URL); without it the document's server is relative, "/". */
   serverUrl?: string;
   version: string;
-  endpoints: EndpointDoc[];
-  /** Markdown placed before the generated errors section. */
-  introduction: string;
+  endpoints: readonly Endpoint[];
 };
+
+const INTRODUCTION = `
+A person proves control of a Solana wallet by signing one message, and gets an Apple Wallet pass for it.
+
+## The flow
+
+1. \`GET /api/v1/claim/init?publicKey=<address>\` answers a single-use Sign In With Solana \`message\`.
+2. Sign the UTF-8 bytes of \`message\` with the wallet's Ed25519 key: a wallet's \`signMessage\`, or \`solana:signIn\` with the other fields of the answer.
+3. \`POST /api/v1/claim/wallet-pass\` with \`message\`, \`signature\` (base58), \`publicKey\` and \`walletType\` answers a \`downloadUrl\`: 201 for a new pass, 200 when the wallet already has one.
+4. \`GET\` the \`downloadUrl\` for the .pkpass file.
+
+From a terminal, \`npm run claim -- --keypair ~/.config/solana/id.json\` does all four with a Solana CLI keypair (see the README). \`lib/client\` is a typed client for browsers and Node.
+
+Every path answers CORS preflights and allows any origin (no cookies are used). Every answer carries an \`X-Request-Id\`. Init and claim share a per-address budget of \`RATE_LIMIT_PER_MINUTE\` requests.
+`;
+
 
 export function buildOpenApiDocument(options: DocumentOptions) {
   const components = new ComponentSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of options.endpoints) {
     const item = (paths[endpoint.path] ??= {});
-    if (item[endpoint.method]) throw new Error(`${endpoint.method.toUpperCase()} ${endpoint.path} is registered twice`);
-    item[endpoint.method] = operation(endpoint, components);
+    const method = endpoint.method.toLowerCase();
+    if (item[method]) throw new Error(`${endpoint.method} ${endpoint.path} is registered twice`);
+    item[method] = operation(endpoint, components);
   }
   return {
     openapi: '3.1.1',
@@ -93,7 +51,7 @@ export function buildOpenApiDocument(options: DocumentOptions) {
       title: 'Wallet pass claim API',
       version: options.version,
       summary: 'Prove control of a Solana wallet by signing one message; get an Apple Wallet pass for it.',
-      description: `${options.introduction.trim()}\n\n${errorsSection()}`,
+      description: `${INTRODUCTION.trim()}\n\n${errorsSection()}`,
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
@@ -107,21 +65,11 @@ export function buildOpenApiDocument(options: DocumentOptions) {
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
-function operation(endpoint: EndpointDoc, components: ComponentSchemas) {
-  const parameters: unknown[] = [];
-  if (endpoint.query) {
-    const object = components.resolve(components.use(endpoint.query, 'input'));
-    const required = new Set((object.required as string[] | undefined) ?? []);
-    for (const [name, schema] of Object.entries((object.properties ?? {}) as Record<string, JsonSchema>)) {
-      parameters.push({
-        name,
-        in: 'query',
-        required: required.has(name),
-        description: (schema.description ?? components.resolve(schema).description) as string | undefined,
-        schema,
-      });
-    }
-  }
+function operation(endpoint: Endpoint, components: ComponentSchemas) {
+  const parameters: unknown[] = [
+    ...schemaParameters(endpoint.params, 'path', components),
+    ...schemaParameters(endpoint.query, 'query', components),
+  ];
   for (const header of endpoint.requestHeaders ?? []) {
     parameters.push({ name: header.name, in: 'header', required: false, description: header.description, schema: { type: 'string' } });
   }
@@ -179,6 +127,20 @@ function operation(endpoint: EndpointDoc, components: ComponentSchemas) {
   };
 }
 
+/** Each property of an object schema as a parameter `in` the path or the query. */
+function schemaParameters(schema: z.ZodObject | undefined, where: 'path' | 'query', components: ComponentSchemas): unknown[] {
+  if (!schema) return [];
+  const object = components.resolve(components.use(schema, 'input'));
+  const required = new Set((object.required as string[] | undefined) ?? []);
+  return Object.entries((object.properties ?? {}) as Record<string, JsonSchema>).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    description: (property.description ?? components.resolve(property).description) as string | undefined,
+    schema: property,
+  }));
+}
+
 /** The Problem schema, narrowed to the status and codes one response can carry. */
 function problemSchemaFor(problem: JsonSchema, status: number, codes: ErrorCode[]): JsonSchema {
   return {
@@ -197,7 +159,7 @@ function groupByStatus(codes: ErrorCode[]): [string, ErrorCode[]][] {
 }
 
 /** An example problem: for invalid_request, the answer the endpoint's own validation gives its invalid example. */
-function exampleProblem(code: ErrorCode, endpoint: EndpointDoc) {
+function exampleProblem(code: ErrorCode, endpoint: Endpoint) {
   if (code === 'invalid_request' && endpoint.invalidExample !== undefined) {
     const schema = endpoint.body?.schema ?? endpoint.query;
     try {

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
-import { PROBLEMS } from '@/lib/http/problem';
+import { PROBLEMS } from '@/lib/errors';
 import { WALLET_TYPES } from '@/lib/wallet-types';
-import { inspectPkpass } from '../test/support/pkpass';
-import { freePort, ROOT, startServer, type RunningServer } from '../test/support/server';
+import { inspectPkpass } from '../support/pkpass';
+import { freePort, ROOT, startServer, type RunningServer } from '../support/server';
 
 type Run = { exitCode: number | null; stdout: string; stderr: string };
 

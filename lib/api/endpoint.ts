@@ -1,0 +1,107 @@
+// What one entry of the endpoint table declares: its method and path, the schemas of its input and
+// answers, the problem codes it answers with, whether it is rate limited, and a handler that calls
+// one lib/ function. The frame (./frame.ts) serves an entry, ./openapi.ts documents it, and the
+// custom server and the Next.js route handlers both dispatch to it.
+import type { z } from 'zod';
+import type { AppError, ErrorCode } from '../errors';
+import type { Services } from '../services';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The API's tags, in the order the reference lists them. */
+export const TAGS = {
+  Claim: 'Prove control of a wallet by signing one message, and get its pass.',
+  Passes: 'The pass files.',
+  Service: 'Health and this description.',
+} as const;
+
+/** Headers the document names, each described once under components.headers. */
+export const HEADERS = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying: always with 429, and with 503 when the instance is shutting down.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  ETag: { description: 'A strong validator of the file: send it back in If-None-Match to get a 304.', schema: { type: 'string' } },
+  'Content-Disposition': { description: '`attachment; filename="<name>.pkpass"`', schema: { type: 'string' } },
+  'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
+} as const;
+
+export type HeaderName = keyof typeof HEADERS;
+
+export type ResponseDoc = {
+  description: string;
+  /** A JSON body, described by the zod schema the handler's answer follows. */
+  json?: z.ZodType;
+  /** A file body of this media type. */
+  file?: string;
+  example?: unknown;
+  headers?: HeaderName[];
+};
+
+/** What a handler answers: the frame turns it into one Response with the API's headers. */
+export type Reply = {
+  status?: number;
+  headers?: Record<string, string>;
+  /** A JSON body (Content-Type application/json, Cache-Control no-store unless headers say otherwise). */
+  json?: unknown;
+  /** Any other body, with its Content-Type in headers. */
+  body?: string | Uint8Array;
+};
+
+/** What a handler gets besides its input. */
+export type EndpointContext = { services: Services; requestId: string; clientIp: string };
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type EndpointInput<Q, P, B> = {
+  query: Parsed<Q>;
+  /** The path's {name} segments. */
+  params: Parsed<P>;
+  body: Parsed<B>;
+  headers: Headers;
+};
+
+export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined, B extends z.ZodType | undefined> = {
+  method: Method;
+  /** The path as served, e.g. /api/v1/claim/init; dynamic segments as {name}. */
+  path: string;
+  operationId: string;
+  tag: keyof typeof TAGS;
+  summary: string;
+  /** Markdown. */
+  description: string;
+  /** Each property is a query parameter. */
+  query?: Q;
+  /** Each property is a {name} segment of the path. */
+  params?: P;
+  /** An application/json body (read within MAX_BODY_BYTES) and an example of it. */
+  body?: B extends z.ZodType ? { schema: B; example: unknown } : undefined;
+  /** Optional request headers, described inline. */
+  requestHeaders?: { name: string; description: string }[];
+  /** The success answers (and any non-problem answer, such as 503 from /health), by status. */
+  responses: Record<number, ResponseDoc>;
+  /** The problem codes this endpoint answers with; service_unavailable and internal_error are implied. */
+  problems: ErrorCode[];
+  /** Counts against RATE_LIMIT_PER_MINUTE: adds 429 rate_limited. */
+  rateLimited?: boolean;
+  /**
+   * The code for input that fails its schema, when it is not invalid_request: a malformed download
+   * id is answered like any unknown one (404), so a guess learns nothing from the difference.
+   */
+  malformedInput?: ErrorCode;
+  /** An input the endpoint's query or body schema rejects: the 400 example is what validation says about it. */
+  invalidExample?: unknown;
+  /** An HTML page for people (the scanner check): every answer, failures included, is the page. */
+  page?: { answerError(error: AppError): Reply };
+  handle(input: EndpointInput<Q, P, B>, context: EndpointContext): Promise<Reply> | Reply;
+};
+
+/** An entry of the table, its input types erased. */
+export type Endpoint = EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
+
+/** Declares an entry: the handler's input is typed from the entry's own schemas. */
+export function endpoint<Q extends z.ZodObject | undefined = undefined, P extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: EndpointSpec<Q, P, B>,
+): Endpoint {
+  return spec as unknown as Endpoint;
+}

@@ -1,0 +1,11 @@
+// Whether this instance can serve: its database answers. (Redis is not part of it: without Redis
+// the service keeps working on per-instance rate limits.)
+import type { Services } from './services';
+
+export async function checkHealth(services: Services): Promise<{ status: 'healthy' | 'unhealthy' }> {
+  const healthy = await services.store.ping().then(
+    () => true,
+    () => false,
+  );
+  return { status: healthy ? 'healthy' : 'unhealthy' };
+}

@@ -1,0 +1,47 @@
+// What a pass says, whichever wallet app shows it: the fields, the QR code's target and the
+// Explorer link, shared by the Apple pass (./pkpass.ts) and the Google Wallet object
+// (./google-wallet.ts) so the two never disagree.
+import { shortAddress } from '../address';
+import type { WalletType } from '../wallet-types';
+import { designFor } from './designs';
+
+/** What a pass says: one wallet's claim. */
+export type PassContent = {
+  serialNumber: string;
+  publicKey: string;
+  walletType: WalletType;
+  claimedAt: Date;
+};
+
+/** What the issuer puts on every pass. */
+export type PassIssuerText = { organizationName: string; chainId: string };
+
+export function explorerUrl(address: string, chainId: string): string {
+  const cluster = chainId.replace(/^solana:/, '');
+  const query = cluster === 'mainnet' || cluster === 'mainnet-beta' ? '' : `?cluster=${encodeURIComponent(cluster)}`;
+  return `https://explorer.solana.com/address/${address}${query}`;
+}
+
+/** Where the pass's QR code leads: the public scanner check, keyed by the public serial number. */
+export function verifyUrl(publicBaseUrl: string, serialNumber: string): string {
+  return `${publicBaseUrl}/verify?serial=${encodeURIComponent(serialNumber)}`;
+}
+
+/** W3C date-time without fractional seconds, the form Wallet's date fields parse everywhere. */
+export function passDate(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The fields a pass shows, with their labels. */
+export function passText(content: PassContent, issuer: PassIssuerText) {
+  const design = designFor(content.walletType);
+  return {
+    design,
+    address: { label: 'Wallet', value: shortAddress(content.publicKey) },
+    walletApp: { label: 'Wallet app', value: design.logoText },
+    claimed: { label: 'Claimed', value: passDate(content.claimedAt) },
+    fullAddress: { label: 'Wallet address', value: content.publicKey },
+    explorer: { label: 'Solana Explorer', value: explorerUrl(content.publicKey, issuer.chainId) },
+    issuedBy: { label: 'Issued by', value: issuer.organizationName },
+  };
+}
