@@ -26,6 +26,18 @@ test('the page sends a nonce-based CSP and the other security headers', async ({
   expect(scripts.filter((tag) => !tag.includes(`nonce="${nonce}"`))).toEqual([]);
 });
 
+test('a prefetch header cannot switch the page headers off', async ({ request }) => {
+  const prefetches: Record<string, string>[] = [{ purpose: 'prefetch' }, { 'next-router-prefetch': '1' }, { 'sec-purpose': 'prefetch' }];
+  for (const headers of prefetches) {
+    const page = await request.get('/', { headers });
+    const name = JSON.stringify(headers);
+    expect(page.headers()['content-security-policy'], name).toMatch(/'nonce-[A-Za-z0-9+/=]+'/);
+    expect(page.headers()['x-frame-options'], name).toBe('DENY');
+    expect(page.headers()['permissions-policy'], name).toContain('camera=()');
+    expect(page.headers()['cross-origin-opener-policy'], name).toBe('same-origin-allow-popups');
+  }
+});
+
 test('the API keeps its CORS headers and gets no page policy', async ({ request }) => {
   const init = await request.get('/api/v1/claim/init?publicKey=11111111111111111111111111111111');
   expect(init.status()).toBe(200);

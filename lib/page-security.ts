@@ -1,6 +1,6 @@
-// Security headers of the HTML pages (the claim page and Next's error pages). API routes, /health
-// and /download keep their own headers (CORS in cors.ts); next.config.mjs adds nosniff and
-// Referrer-Policy everywhere. Each directive names the threat it answers.
+// The Content-Security-Policy of the HTML pages (the claim page and Next's error pages), with a
+// fresh nonce per response (proxy.ts). The static page headers are in next.config.mjs; the API's
+// in lib/api/cors.ts. Each directive names the threat it answers.
 
 /** A fresh, unguessable value per response: only scripts carrying it may run. */
 export function newNonce(): string {
@@ -34,13 +34,3 @@ export function pageContentSecurityPolicy(nonce: string, { dev = false } = {}): 
     "frame-ancestors 'none'",
   ].join('; ');
 }
-
-/** Headers every page response carries besides the Content-Security-Policy. */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  // Clickjacking, for browsers that predate frame-ancestors.
-  'X-Frame-Options': 'DENY',
-  // The page needs no device features; an injected script gets none either.
-  'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=()',
-  // Another site that opens this page cannot script it through window.opener.
-  'Cross-Origin-Opener-Policy': 'same-origin-allow-popups',
-};

@@ -21,6 +21,7 @@ import {
 } from '../schemas';
 import { MAX_BODY_BYTES } from './body';
 import { endpoint, type Endpoint, type Reply } from './endpoint';
+import { Router } from './router';
 import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_CLAIM_RESPONSE, EXAMPLE_INIT_RESPONSE } from './examples';
 import { buildOpenApiDocument } from './openapi';
 
@@ -186,6 +187,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
     handle: (_, { services }) => ({ json: openApiDocument(services.config.publicBaseUrl), headers: { 'cache-control': 'public, max-age=300' } }),
   }),
 ];
+
+const router = new Router(ENDPOINTS);
+
+/** Whether the table answers at `pathname`: the custom server sends these to the API, all else to the pages. */
+export const isApiPath = (pathname: string): boolean => router.match(pathname) !== undefined;
 
 /** If-None-Match against our strong ETag (a weak comparison, as RFC 9110 asks for GET). */
 function matchesEtag(header: string | null, etag: string): boolean {

@@ -13,6 +13,7 @@ import { readJsonObject } from './body';
 import { clientIp } from './client-ip';
 import { API_HEADERS, preflight } from './cors';
 import type { Endpoint, Method, Reply } from './endpoint';
+import { Router } from './router';
 import { toProblem } from './problem';
 
 /** What only the connection knows. */
@@ -26,54 +27,6 @@ export type Api = {
   /** Whether `pathname` is an API path (answered by handle, never by the pages). */
   serves(pathname: string): boolean;
   handle(request: Request, client?: Client): Promise<Response>;
-};
-
-/** The routes of a table: exact paths in a map, paths with {name} segments as patterns. */
-export class Router {
-  private readonly exact = new Map<string, Map<Method, Endpoint>>();
-  private readonly patterns: { pattern: RegExp; names: string[]; methods: Map<Method, Endpoint> }[] = [];
-
-  constructor(endpoints: readonly Endpoint[]) {
-    for (const entry of endpoints) {
-      const methods = this.methodsOf(entry.path);
-      if (methods.has(entry.method)) throw new Error(`${entry.method} ${entry.path} is in the table twice`);
-      methods.set(entry.method, entry);
-    }
-  }
-
-  private methodsOf(path: string): Map<Method, Endpoint> {
-    const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-    if (names.length === 0) {
-      let methods = this.exact.get(path);
-      if (!methods) this.exact.set(path, (methods = new Map()));
-      return methods;
-    }
-    const source = `^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '([^/]+)')}$`;
-    let route = this.patterns.find((candidate) => candidate.pattern.source === source);
-    if (!route) this.patterns.push((route = { pattern: new RegExp(source), names, methods: new Map() }));
-    return route.methods;
-  }
-
-  match(pathname: string): { methods: Map<Method, Endpoint>; params: Record<string, string> } | undefined {
-    const methods = this.exact.get(pathname);
-    if (methods) return { methods, params: {} };
-    for (const { pattern, names, methods } of this.patterns) {
-      const found = pattern.exec(pathname);
-      if (!found) continue;
-      const params: Record<string, string> = {};
-      names.forEach((name, i) => (params[name] = safeDecode(found[i + 1]!)));
-      return { methods, params };
-    }
-    return undefined;
-  }
-}
-
-const safeDecode = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 };
 
 /** The API of `services`, served from `endpoints`. */

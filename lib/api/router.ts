@@ -1,0 +1,51 @@
+// Method and path to a table entry: exact paths from a map, paths with {name} segments (decoded)
+// from patterns.
+import type { Endpoint, Method } from './endpoint';
+
+/** The routes of a table: exact paths in a map, paths with {name} segments as patterns. */
+export class Router {
+  private readonly exact = new Map<string, Map<Method, Endpoint>>();
+  private readonly patterns: { pattern: RegExp; names: string[]; methods: Map<Method, Endpoint> }[] = [];
+
+  constructor(endpoints: readonly Endpoint[]) {
+    for (const entry of endpoints) {
+      const methods = this.methodsOf(entry.path);
+      if (methods.has(entry.method)) throw new Error(`${entry.method} ${entry.path} is in the table twice`);
+      methods.set(entry.method, entry);
+    }
+  }
+
+  private methodsOf(path: string): Map<Method, Endpoint> {
+    const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+    if (names.length === 0) {
+      let methods = this.exact.get(path);
+      if (!methods) this.exact.set(path, (methods = new Map()));
+      return methods;
+    }
+    const source = `^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '([^/]+)')}$`;
+    let route = this.patterns.find((candidate) => candidate.pattern.source === source);
+    if (!route) this.patterns.push((route = { pattern: new RegExp(source), names, methods: new Map() }));
+    return route.methods;
+  }
+
+  match(pathname: string): { methods: Map<Method, Endpoint>; params: Record<string, string> } | undefined {
+    const methods = this.exact.get(pathname);
+    if (methods) return { methods, params: {} };
+    for (const { pattern, names, methods } of this.patterns) {
+      const found = pattern.exec(pathname);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      names.forEach((name, i) => (params[name] = safeDecode(found[i + 1]!)));
+      return { methods, params };
+    }
+    return undefined;
+  }
+}
+
+const safeDecode = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
