@@ -14,6 +14,28 @@ const ROOT = process.cwd();
 
 export type LogLine = Record<string, unknown> & { event?: string; msg?: string; level?: number };
 
+/**
+ * How the service runs: `server` is production (`server.ts`: the API straight from the table, the
+ * pages through Next.js); `next-start` and `next-dev` are Next.js alone, serving the API through
+ * its route handlers (app/**\/route.ts) from the same table.
+ */
+export type Runner = 'server' | 'next-start' | 'next-dev';
+
+type LaunchOptions = { runner?: Runner; script?: string; logFile?: string; nodeArgs?: string[] };
+
+const NEXT_BIN = path.join('node_modules', 'next', 'dist', 'bin', 'next');
+
+function commandOf(port: number, options: LaunchOptions): string[] {
+  switch (options.runner ?? 'server') {
+    case 'server':
+      return ['--import', 'tsx', options.script ?? 'server.ts'];
+    case 'next-start':
+      return [NEXT_BIN, 'start', '--port', String(port), '--hostname', '127.0.0.1'];
+    case 'next-dev':
+      return [NEXT_BIN, 'dev', '--port', String(port), '--hostname', '127.0.0.1'];
+  }
+}
+
 export class ServerProcess {
   readonly logs: LogLine[] = [];
   /** stderr and any stdout line that is not JSON. */
@@ -59,12 +81,8 @@ export class ServerProcess {
    * DATA_DIR of its own is made unless `env` names one. With `options.logFile`, the log goes to
    * that file instead of this process's memory (a benchmark's hundreds of thousands of lines).
    */
-  static async start(
-    port: number,
-    env: Record<string, string> = {},
-    options: { timeoutMs?: number; script?: string; logFile?: string; nodeArgs?: string[] } = {},
-  ): Promise<ServerProcess> {
-    assertBuilt();
+  static async start(port: number, env: Record<string, string> = {}, options: LaunchOptions & { timeoutMs?: number } = {}): Promise<ServerProcess> {
+    if (options.runner !== 'next-dev') assertBuilt();
     if (await acceptsConnections(port, 0).then(() => true, () => false)) {
       throw new Error(`port ${port} is already in use (a server left over from an earlier run?)`);
     }
@@ -87,15 +105,11 @@ export class ServerProcess {
    * Spawns the process without waiting for it to listen: for settings it must refuse, whose
    * exit code and output are then in `exited` and `otherOutput`.
    */
-  static launch(
-    port: number,
-    env: Record<string, string> = {},
-    options: { script?: string; logFile?: string; nodeArgs?: string[] } = {},
-  ): ServerProcess {
+  static launch(port: number, env: Record<string, string> = {}, options: LaunchOptions = {}): ServerProcess {
     const fullEnv: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'production',
+      NODE_ENV: options.runner === 'next-dev' ? 'development' : 'production',
       NEXT_TELEMETRY_DISABLED: '1',
       PORT: String(port),
       DATA_DIR: env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'wpc-server-')),
@@ -103,7 +117,7 @@ export class ServerProcess {
       ...env,
     };
     const stdout = options.logFile ? openSync(options.logFile, 'a') : 'pipe';
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? 'server.ts'], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...commandOf(port, options)], {
       cwd: ROOT,
       env: fullEnv as NodeJS.ProcessEnv,
       stdio: ['ignore', stdout, 'pipe'],
