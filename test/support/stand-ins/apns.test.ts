@@ -35,7 +35,6 @@ async function connect(apns: ApnsStandIn, client?: IssuedCertificate) {
         ':path': request.path ?? `/3/device/${TOKEN}`,
         ...(request.headers ?? { 'apns-topic': TOPIC }),
       }, { endStream: false }); // Node ends GET streams at once unless told; every push here carries a body
-
       let status = 0;
       let headers: http2.IncomingHttpHeaders = {};
       let body = '';
@@ -239,7 +238,7 @@ describe('APNs stand-in', () => {
       stream.on('error', () => {}); // the session's error says why (the certificate), the stream's only that it was cancelled
       stream.end('{}');
     `;
-    const env = { ...process.env, APNS_URL: apns.url, CLIENT_CERT: passCert.certPem, CLIENT_KEY: passCert.keyPem, TOKEN, TOPIC };
+    const env: NodeJS.ProcessEnv = { ...process.env, APNS_URL: apns.url, CLIENT_CERT: passCert.certPem, CLIENT_KEY: passCert.keyPem, TOKEN, TOPIC };
     delete env.NODE_EXTRA_CA_CERTS;
     const run = promisify(execFile);
 

@@ -140,7 +140,11 @@ export class ApnsStandIn {
     const port = await listen(server);
     const standIn = new ApnsStandIn(server, options, dir, `https://127.0.0.1:${port}`, port, caFile, ca.certPem);
     server.on('session', (session) => standIn.track(session));
-    server.on('stream', (stream, headers, _flags, rawHeaders) => standIn.receive(stream, headers, rawHeaders));
+    // Node passes the raw header list as a fourth argument (@types/node 20 does not declare it): it
+    // shows repeated headers, which the parsed object folds together.
+    server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) =>
+      standIn.receive(stream, headers, rawHeaders ?? []),
+    );
     return standIn;
   }
 
