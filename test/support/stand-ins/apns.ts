@@ -28,7 +28,9 @@
 // Use: `const apns = await ApnsStandIn.start({ clientCa, topic })`, point the service's
 // APNS_URL at `apns.url` and give its process `NODE_EXTRA_CA_CERTS=apns.caFile` so it trusts
 // this server's generated certificate; script answers with `apns.answer(token, ...)`; read
-// `apns.pushes` or `await apns.waitForPushes(n)`; `await apns.close()`.
+// `apns.pushes` or `await apns.waitForPushes(n)`; `await apns.close()`. It answers from the
+// test's own event loop: start the process under test asynchronously (an execFileSync would
+// block this server and the push would hang).
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http2 from 'node:http2';
