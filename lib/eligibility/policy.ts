@@ -46,8 +46,8 @@ export function parseClaimPolicy(textOrPath: string, cwd = process.cwd()): Claim
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError('CLAIM_POLICY', `is not valid JSON${jsonErrorLocation(text, error)}`);
+  } catch {
+    throw new ConfigError('CLAIM_POLICY', `is not valid JSON${jsonErrorLocation(text)}`);
   }
   const parsed = ruleSchema(1, baseDir).safeParse(json);
   if (!parsed.success) throw new ConfigError('CLAIM_POLICY', describeIssue(parsed.error.issues[0]!));
@@ -95,14 +95,85 @@ function policySource(textOrPath: string, cwd: string): { text: string; baseDir:
   }
 }
 
-/** Where JSON.parse stopped, as line and column; V8's own message quotes the text, so it is not used. */
-function jsonErrorLocation(text: string, error: unknown): string {
-  const position = /position (\d+)/.exec(String((error as Error).message))?.[1];
-  if (position === undefined) return '';
-  const before = text.slice(0, Number(position));
+/**
+ * Where the JSON breaks, as line and column. V8's own message quotes the text around the error
+ * (which may hold the allowlist), and gives no position for most mistakes, so the text is scanned
+ * here instead: only the location is reported.
+ */
+function jsonErrorLocation(text: string): string {
+  const offset = jsonErrorOffset(text);
+  if (offset < 0) return '';
+  const before = text.slice(0, offset);
   const line = before.split('\n').length;
-  const column = Number(position) - before.lastIndexOf('\n');
+  const column = offset - before.lastIndexOf('\n');
   return ` (line ${line}, column ${column})`;
+}
+
+/** The offset of the first JSON syntax error in `text` (RFC 8259 grammar), or -1 if none is found. */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw new JsonSyntaxAt(i);
+  };
+  const space = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const expect = (char: string) => (text[i] === char ? i++ : fail());
+  const string = () => {
+    expect('"');
+    for (;;) {
+      const char = text[i];
+      if (char === undefined || char < ' ') fail();
+      i++;
+      if (char === '"') return;
+      if (char === '\\') {
+        if (text[i] === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) i += 5;
+        else if (text[i] !== undefined && '"\\/bfnrt'.includes(text[i]!)) i++;
+        else fail();
+      }
+    }
+  };
+  const sequence = (close: string, item: () => void) => {
+    i++;
+    space();
+    if (text[i] === close) return void i++;
+    for (;;) {
+      item();
+      space();
+      if (text[i] === close) return void i++;
+      expect(',');
+    }
+  };
+  const value = (): void => {
+    space();
+    const char = text[i];
+    if (char === '{') {
+      return sequence('}', () => {
+        space();
+        string();
+        space();
+        expect(':');
+        value();
+      });
+    }
+    if (char === '[') return sequence(']', value);
+    if (char === '"') return string();
+    const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+    literal.lastIndex = i;
+    if (!literal.test(text)) fail();
+    i = literal.lastIndex;
+  };
+  try {
+    value();
+    space();
+    return i < text.length ? i : -1;
+  } catch (error) {
+    return error instanceof JsonSyntaxAt ? error.offset : -1; // -1 also for nesting too deep to scan
+  }
+}
+
+class JsonSyntaxAt {
+  constructor(readonly offset: number) {}
 }
 
 const address = z
