@@ -253,6 +253,9 @@ export type Config = {
 
 type Env = Record<string, string | undefined>;
 
+/** A copy of the process environment, for tools that pass it on (npm run doctor). */
+export const processEnvironment = (): Env => ({ ...process.env });
+
 /** Parses and validates the environment. Throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   // Empty strings count as unset, as most process managers write them for "no value".
