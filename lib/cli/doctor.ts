@@ -299,7 +299,9 @@ function checkCertificateNotExpiring({ signer, development }: AppleMaterial, now
 function checkWwdrIssuedSigner({ signer, wwdr, development }: AppleMaterial, now: Date): CheckLine {
   const what = `${development ? 'development WWDR' : 'APPLE_WWDR_CERT'} issued the signer certificate`;
   const fix = 'use the WWDR intermediate that issued it (today G4: https://www.apple.com/certificateauthority/)';
-  if (!signer.checkIssued(wwdr) || !signer.verify(wwdr.publicKey)) return bad(what, `the signer certificate was issued by "${commonName(signer.issuer)}", not by "${commonName(wwdr.subject)}"`, fix);
+  // checkIssued compares names (and key identifiers, when present); only the signature proves it.
+  if (!signer.checkIssued(wwdr)) return bad(what, `the signer certificate was issued by "${describeName(signer.issuer)}", not by "${describeName(wwdr.subject)}"`, fix);
+  if (!signer.verify(wwdr.publicKey)) return bad(what, 'it has the name of the signer certificate\'s issuer, but its key did not sign it', fix);
   if (new Date(wwdr.validTo) <= now) return bad(what, `the WWDR certificate expired on ${isoDate(new Date(wwdr.validTo))}`, fix);
   return ok(what);
 }
@@ -607,7 +609,8 @@ const chainName = (development: boolean) => (development ? 'development' : 'Appl
 
 const isoDate = (date: Date) => date.toISOString().slice(0, 10);
 
-const commonName = (distinguishedName: string) => /(?:^|\n)CN=([^\n]*)/.exec(distinguishedName)?.[1] ?? distinguishedName.replace(/\n/g, ', ');
+/** A distinguished name on one line: "CN=…, OU=G4, O=Apple Inc., C=US" (the OU tells WWDR G1 from G4). */
+const describeName = (distinguishedName: string) => distinguishedName.split('\n').filter(Boolean).join(', ');
 
 /** scheme://host:port/database: enough to recognise a server, never credentials, a query or an API key in the path. */
 function describeUrl(url: string): string {
