@@ -263,6 +263,15 @@ describe('npm run doctor: a good configuration', () => {
     expect(failures(production, true)).toEqual([expect.stringMatching(/^✗ development certificates: passes will not install on a phone .*Fix: set APPLE_PASS_TYPE_ID, .*"Apple Wallet signing material"\)$/)]);
   });
 
+  it('fails the sample pass when openssl refuses its signature', async () => {
+    // `false` stands in for an openssl that rejects the signature: it runs, and exits 1.
+    const report = await doctor(goodEnv, { openssl: 'false' });
+    expect(report.exitCode).toBe(1);
+    expect(failures(report)).toEqual([
+      '✗ a sample pass builds and its signature verifies (openssl cms -verify): openssl refused the signature. Fix: report this as a bug, with the openssl version',
+    ]);
+  });
+
   it('verifies the sample pass with pkijs when openssl cannot be run, and says so', async () => {
     const report = await doctor(goodEnv, { openssl: 'openssl-not-installed-here' });
     expect(report.exitCode).toBe(0);

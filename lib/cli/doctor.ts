@@ -363,7 +363,8 @@ async function checkSamplePass(config: Config, material: AppleMaterial, now: Dat
       what = 'a sample pass builds and its signature verifies (pkijs: openssl could not be run)';
       return (await pkijsVerify(signature, manifest)) ? ok(what) : bad(what, 'the signature does not verify', 'report this as a bug, with the openssl version');
     }
-    return verdict.ok ? ok(what) : bad(what, `openssl refused the signature (${verdict.output.split('\n')[0]})`, 'report this as a bug, with the openssl version');
+    const reason = verdict.output.split('\n')[0];
+    return verdict.ok ? ok(what) : bad(what, `openssl refused the signature${reason ? ` (${reason})` : ''}`, 'report this as a bug, with the openssl version');
   } catch (error) {
     return bad(what, `building it failed (${errorSummary(error)})`, 'check PASS_ORGANIZATION_NAME, PASS_DESCRIPTION and PUBLIC_BASE_URL; otherwise report this as a bug');
   }
@@ -407,6 +408,7 @@ async function pkijsVerify(signature: Uint8Array, manifest: Uint8Array): Promise
 // ---------------------------------------------------------------------------------------------
 // Database
 
+/** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in DATA_DIR. */
 async function checkDatabase(config: Config, timeoutMs: number): Promise<CheckLine[]> {
   return [config.databaseUrl ? await checkPostgres(config.databaseUrl, timeoutMs) : await checkEmbeddedDatabase(config, timeoutMs)];
 }
@@ -433,6 +435,8 @@ async function checkPostgres(url: string, timeoutMs: number): Promise<CheckLine>
 }
 
 /**
+ * Prevents: "the service will not start" (a damaged embedded database), without disturbing one that runs.
+ *
  * The embedded database belongs to one process: the service holds DATA_DIR/pglite.lock while it
  * runs, and a second process opening the same directory would corrupt it. So the doctor never
  * opens a database held by a live process; it asks that process's GET /health instead (200 means
