@@ -1,18 +1,16 @@
 // Environment -> typed, validated configuration. The only module that reads process.env.
 // Every variable is optional; a bad value stops start-up with one line naming the variable.
+//
+// Secrets (keys, certificates, service accounts, the webhook secret, URLs that may carry an API
+// key) are never repeated in an error: the line goes to logs and terminals.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { ConfigError } from './config-error';
+import { needsRpc, parseClaimPolicy, type ClaimPolicy } from './eligibility/policy';
+import { isSolanaAddress } from './wallet-address';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    reason: string,
-  ) {
-    super(`${variable}: ${reason}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export const DEFAULT_STATEMENT =
   'Sign this message to prove you own this wallet and claim your wallet pass. No transaction, no fee.';
@@ -46,19 +44,26 @@ const singleLine = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !/[\r\n\u2028\u2029]/.test(s), 'must be a single line');
 
-/** PEM text, or a path to a file holding it. */
+/**
+ * PEM text, or a path to a file holding it. A value that is neither is not echoed in the error:
+ * it is most likely key material pasted without its armour, not a path.
+ */
 const pemOrPath = z.string().transform((value, ctx) => {
-  const text = value.includes('-----BEGIN') ? value : readTextFile(value, ctx);
-  if (text !== undefined && !text.includes('-----BEGIN')) {
-    ctx.addIssue({ code: 'custom', message: 'is neither PEM text nor a path to a PEM file' });
+  const text = value.includes('-----BEGIN') ? value : readTextFile(value);
+  if (text === undefined || !text.includes('-----BEGIN')) {
+    ctx.addIssue({ code: 'custom', message: 'is neither PEM text (-----BEGIN …) nor the path of a readable PEM file' });
+    return '';
   }
-  return text ?? '';
+  return text;
 });
 
-/** JSON text, or a path to a file holding it. */
+/** JSON text, or a path to a file holding it; never echoed, for the same reason. */
 const jsonOrPath = z.string().transform((value, ctx) => {
-  const text = value.trim().startsWith('{') ? value : readTextFile(value, ctx);
-  if (text === undefined) return {};
+  const text = value.trim().startsWith('{') ? value : readTextFile(value);
+  if (text === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'is neither JSON text (starting with {) nor the path of a readable JSON file' });
+    return {};
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -67,14 +72,71 @@ const jsonOrPath = z.string().transform((value, ctx) => {
   }
 });
 
-function readTextFile(file: string, ctx: z.RefinementCtx): string | undefined {
+/** The file's text, or undefined when there is no readable file at that path. */
+function readTextFile(file: string): string | undefined {
   try {
-    return readFileSync(path.resolve(file), 'utf8');
+    return readFileSync(path.resolve(file.trim()), 'utf8');
   } catch {
-    ctx.addIssue({ code: 'custom', message: `cannot read file "${file}"` });
     return undefined;
   }
 }
+
+/** An http(s) URL. The message never repeats the value: URLs of RPC providers carry API keys. */
+const httpUrl = (example: string) =>
+  z.string().transform((value, ctx) => {
+    const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      ctx.addIssue({ code: 'custom', message: `must be an http:// or https:// URL such as ${example}` });
+      return '';
+    }
+    return url.href;
+  });
+
+/**
+ * OPERATOR_WALLETS: comma-separated addresses, duplicates dropped. A bad entry is named by its
+ * position, never repeated (nor is the list): a secret key pasted by mistake must not reach a log.
+ * Empty entries (a trailing comma) are skipped.
+ */
+const walletList = z.string().transform((value, ctx) => {
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.findIndex((entry) => entry !== '' && !isSolanaAddress(entry));
+  if (bad !== -1) {
+    ctx.addIssue({ code: 'custom', message: `entry ${bad + 1} of ${entries.length} is not a wallet address (base58 text of 32 bytes)` });
+    return [];
+  }
+  return [...new Set(entries.filter((entry) => entry !== ''))];
+});
+
+/** The Standard Webhooks secret form: `whsec_` and the base64 of 24-64 random bytes. */
+const webhookSecret = z.string().transform((value, ctx) => {
+  const base64 = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value.trim())?.[1];
+  const key = base64 === undefined ? undefined : Buffer.from(base64, 'base64');
+  // Decoding is lenient (it skips bad characters); re-encoding tells whether it was exact.
+  const exact = key !== undefined && key.toString('base64').replace(/=+$/, '') === base64!.replace(/=+$/, '');
+  if (!key || !exact || key.length < 24 || key.length > 64) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        key && exact
+          ? `decodes to ${key.length} bytes; it must be 24 to 64 (Standard Webhooks: whsec_ followed by base64)`
+          : 'must be whsec_ followed by base64 of 24 to 64 random bytes (the Standard Webhooks form)',
+    });
+    return { text: '', key: Buffer.alloc(0) };
+  }
+  return { text: value.trim(), key };
+});
+
+/** APNS_URL: an https origin (pushes go to <origin>/3/device/<token> over HTTP/2, which needs TLS). */
+const apnsOrigin = z.string().transform((value, ctx) => {
+  const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
+  if (!url || url.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+    ctx.addIssue({ code: 'custom', message: 'must be an https:// origin (no path), such as https://api.push.apple.com' });
+    return '';
+  }
+  return url.origin;
+});
+
+export const DEFAULT_APNS_URL = 'https://api.push.apple.com';
 
 const serviceAccount = z.object(
   {
@@ -131,6 +193,15 @@ const envSchema = z.object({
   APPLE_WWDR_CERT: pemOrPath.optional(),
   GOOGLE_WALLET_ISSUER_ID: z.string().regex(/^\d{5,25}$/, 'must be the numeric issuer id').optional(),
   GOOGLE_SERVICE_ACCOUNT: jsonOrPath.pipe(serviceAccount).optional(),
+  OPERATOR_WALLETS: walletList.optional(),
+  WEBHOOK_URL: httpUrl('https://hooks.example.com/wallet-pass').optional(),
+  WEBHOOK_SECRET: webhookSecret.optional(),
+  APNS_URL: apnsOrigin.default(DEFAULT_APNS_URL),
+  SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').optional(),
+  // Parsed after the schema (loadConfig), by the policy parser, which has its own error paths.
+  CLAIM_POLICY: z.string().optional(),
+  // At most a week: Node timers overflow past 24.8 days, and a slower re-check is no re-check.
+  ELIGIBILITY_RECHECK_SECONDS: integer(0, 7 * 24 * 3600).default(3600),
 });
 
 export type AppleSigning = {
@@ -167,9 +238,23 @@ export type Config = {
   /** Set when real Apple certificates are configured; otherwise a development chain is used. */
   apple?: AppleSigning;
   google?: { issuerId: string; clientEmail: string; privateKeyPem: string };
+  /** Wallets allowed to sign in as operators; empty: nobody. */
+  operatorWallets: string[];
+  /** Set when WEBHOOK_URL and WEBHOOK_SECRET are: where events go and the key that signs them. */
+  webhook?: { url: string; secret: string; key: Buffer };
+  /** Origin of the APNs server pass-update pushes go to. */
+  apnsUrl: string;
+  solanaRpcUrl?: string;
+  /** Who may claim; unset: anyone. */
+  claimPolicy?: ClaimPolicy;
+  /** How often passes are checked again against the policy; 0: never. */
+  eligibilityRecheckSeconds: number;
 };
 
 type Env = Record<string, string | undefined>;
+
+/** A copy of the process environment, for tools that pass it on (npm run doctor). */
+export const processEnvironment = (): Env => ({ ...process.env });
 
 /** Parses and validates the environment. Throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
@@ -204,6 +289,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     apple: appleSigning(e),
     google: googleWallet(e),
+    operatorWallets: e.OPERATOR_WALLETS ?? [],
+    webhook: webhook(e),
+    apnsUrl: e.APNS_URL,
+    solanaRpcUrl: e.SOLANA_RPC_URL,
+    claimPolicy: claimPolicy(e),
+    eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
   };
 }
 
@@ -257,4 +348,21 @@ function googleWallet(e: ParsedEnv): Config['google'] {
     clientEmail: e.GOOGLE_SERVICE_ACCOUNT.client_email,
     privateKeyPem: e.GOOGLE_SERVICE_ACCOUNT.private_key,
   };
+}
+
+function webhook(e: ParsedEnv): Config['webhook'] {
+  if (!e.WEBHOOK_URL && !e.WEBHOOK_SECRET) return undefined;
+  if (!e.WEBHOOK_URL) throw new ConfigError('WEBHOOK_URL', 'is required when WEBHOOK_SECRET is set (set both, or neither)');
+  if (!e.WEBHOOK_SECRET) throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_URL is set (set both, or neither)');
+  return { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET.text, key: e.WEBHOOK_SECRET.key };
+}
+
+/** The policy, relative allowFile paths resolved from the working directory or the policy file. */
+function claimPolicy(e: ParsedEnv): ClaimPolicy | undefined {
+  if (e.CLAIM_POLICY === undefined) return undefined;
+  const policy = parseClaimPolicy(e.CLAIM_POLICY);
+  if (needsRpc(policy) && !e.SOLANA_RPC_URL) {
+    throw new ConfigError('SOLANA_RPC_URL', 'is required: CLAIM_POLICY has token or collection rules, which read the chain');
+  }
+  return policy;
 }

@@ -73,7 +73,7 @@ async function openPglite(dataDir: string): Promise<Database> {
  * A lock file holding our pid makes the second one stop with a clear reason; a lock left by a
  * process that no longer runs (a crash) is taken over.
  */
-function lockDataDir(dataDir: string): () => void {
+export function lockDataDir(dataDir: string): () => void {
   const lockPath = path.join(dataDir, 'pglite.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -94,6 +94,20 @@ function lockDataDir(dataDir: string): () => void {
     }
   }
   throw new DatabaseOpenError(`DATA_DIR: cannot lock ${lockPath}`);
+}
+
+/**
+ * The pid of the live process that holds DATA_DIR's embedded database, if one does. `npm run
+ * doctor` asks first, so that it never opens a database a running service is using.
+ */
+export function embeddedDatabaseHolder(dataDir: string): number | undefined {
+  let holder: number;
+  try {
+    holder = Number(readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  return holder && isRunning(holder) ? holder : undefined;
 }
 
 /** Closing twice (a failed request path, then shutdown) must not throw the second time. */

@@ -47,7 +47,8 @@ export function checkAppleSigning(apple: AppleSigning, now = new Date()): Signin
     if (new Date(cert.validTo) <= now) throw new ConfigError(variable, `expired on ${new Date(cert.validTo).toISOString()}`);
     if (new Date(cert.validFrom) > now) throw new ConfigError(variable, `is not valid before ${new Date(cert.validFrom).toISOString()}`);
   }
-  if (!signer.checkIssued(wwdr)) {
+  // checkIssued compares names (and key identifiers, when present); the signature proves it.
+  if (!signer.checkIssued(wwdr) || !signer.verify(wwdr.publicKey)) {
     throw new ConfigError('APPLE_WWDR_CERT', 'did not issue APPLE_SIGNER_CERT (Pass Type ID certificates need the WWDR G4 intermediate)');
   }
   return {
