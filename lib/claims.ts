@@ -5,8 +5,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import { AppError } from './errors';
 import { redact } from './log';
-import { googleSaveUrl } from './passes/google-wallet';
-import { buildPkpass, passFilename } from './passes/pkpass';
+import { currentPassFile, googleSaveLink } from './passes/living';
 import { decodeBase58, type ClaimBody, type PassCheck } from './schemas';
 import type { Services } from './services';
 import { verifyWalletSignature } from './signature';
@@ -140,25 +139,14 @@ export type PassFile = { pkpass: Buffer; etag: string; filename: string };
 
 const passNotFound = () => new AppError('pass_not_found', 'No pass has this id.');
 
-/** The pass of a secret download id, or pass_not_found. */
-async function passByDownloadId(services: Services, passId: string) {
-  const pass = await services.store.findPassByDownloadIdHash(lookupHash(passId));
+/**
+ * The current .pkpass of a download id: built on first download and after every change of the
+ * pass, otherwise served byte-identical from storage (lib/passes/living.ts).
+ */
+export async function getPassFile(services: Services, passId: string): Promise<PassFile & { lastModified: Date }> {
+  const pass = await services.living.store.passByDownloadIdHash(lookupHash(passId));
   if (!pass) throw passNotFound();
-  const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
-  return { ...pass, walletType };
-}
-
-/** The .pkpass of a download id: built on first download, then served byte-identical from storage. */
-export async function getPassFile(services: Services, passId: string): Promise<PassFile> {
-  const pass = await passByDownloadId(services, passId);
-  const filename = passFilename(pass.walletType);
-  if (pass.pkpass && pass.pkpassEtag) return { pkpass: pass.pkpass, etag: pass.pkpassEtag, filename };
-
-  // Signed now; the stored bytes keep this signing time for every later download.
-  const built = await buildPkpass(pass, services.issuer);
-  const etag = `"${createHash('sha256').update(built).digest('base64url').slice(0, 32)}"`;
-  const stored = await services.store.savePassFile(pass.serialNumber, built, etag);
-  return { ...stored, filename };
+  return currentPassFile(services, pass);
 }
 
 /**
@@ -169,17 +157,20 @@ export async function getGoogleSaveUrl(services: Services, passId: string): Prom
   if (!services.google) {
     throw new AppError('google_wallet_not_configured', 'This service has no Google Wallet issuer configured; only the Apple Wallet pass is offered.');
   }
-  const pass = await passByDownloadId(services, passId);
-  return googleSaveUrl(pass, services.google);
+  const pass = await services.living.store.passByDownloadIdHash(lookupHash(passId));
+  if (!pass) throw passNotFound();
+  return googleSaveLink(services, pass);
 }
 
 /** The scanner check: what this service issued under a public serial number. */
 export async function verifyPass(services: Services, serial: string): Promise<PassCheck> {
-  const pass = await services.store.findPassBySerial(serial);
+  const pass = await services.living.store.passBySerial(serial);
   if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
   if (services.config.webhook) await announce(services, 'pass.scanned', pass);
   return {
     genuine: true,
+    status: pass.status === 'voided' ? 'voided' : 'active',
+    voidReason: pass.status === 'voided' ? (pass.voidReason ?? null) : null,
     serialNumber: pass.serialNumber,
     publicKey: pass.publicKey,
     walletType: isWalletType(pass.walletType) ? pass.walletType : 'Generic',

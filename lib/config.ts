@@ -138,10 +138,41 @@ const apnsOrigin = z.string().transform((value, ctx) => {
 
 export const DEFAULT_APNS_URL = 'https://api.push.apple.com';
 
+/** Google's Wallet REST API origin; the paths are /walletobjects/v1/... */
+export const DEFAULT_GOOGLE_WALLET_API_URL = 'https://walletobjects.googleapis.com';
+/** Where a service account's assertions go when its key file names no token_uri. */
+export const DEFAULT_GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
+
+/** An http(s) origin without path; the message never repeats the value. */
+const origin = (example: string) =>
+  z.string().transform((value, ctx) => {
+    const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+      ctx.addIssue({ code: 'custom', message: `must be an http:// or https:// origin (no path), such as ${example}` });
+      return '';
+    }
+    return url.origin;
+  });
+
+/**
+ * PASSKIT_TOKEN_KEY: the key the passes' authenticationTokens are derived from, as base64 or
+ * base64url of at least 32 bytes. Never echoed.
+ */
+const secretKey = z.string().transform((value, ctx) => {
+  const text = value.trim();
+  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64') : undefined;
+  if (!key || key.length < 32) {
+    ctx.addIssue({ code: 'custom', message: 'must be base64 of at least 32 random bytes (e.g. `openssl rand -base64 32`)' });
+    return Buffer.alloc(0);
+  }
+  return key;
+});
+
 const serviceAccount = z.object(
   {
     client_email: z.string().email(),
     private_key: z.string().includes('PRIVATE KEY'),
+    token_uri: z.url({ protocol: /^https?$/ }).optional(),
   },
   { error: () => 'must be a service account key with client_email and private_key' },
 );
@@ -197,6 +228,8 @@ const envSchema = z.object({
   WEBHOOK_URL: httpUrl('https://hooks.example.com/wallet-pass').optional(),
   WEBHOOK_SECRET: webhookSecret.optional(),
   APNS_URL: apnsOrigin.default(DEFAULT_APNS_URL),
+  GOOGLE_WALLET_API_URL: origin(DEFAULT_GOOGLE_WALLET_API_URL).default(DEFAULT_GOOGLE_WALLET_API_URL),
+  PASSKIT_TOKEN_KEY: secretKey.optional(),
   SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').optional(),
   // Parsed after the schema (loadConfig), by the policy parser, which has its own error paths.
   CLAIM_POLICY: z.string().optional(),
@@ -239,7 +272,9 @@ export type Config = {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Set when real Apple certificates are configured; otherwise a development chain is used. */
   apple?: AppleSigning;
-  google?: { issuerId: string; clientEmail: string; privateKeyPem: string };
+  google?: { issuerId: string; clientEmail: string; privateKeyPem: string; tokenUri: string; apiUrl: string };
+  /** Set from PASSKIT_TOKEN_KEY; otherwise a key is generated once in DATA_DIR (see lib/passes/authentication-token.ts). */
+  passkitTokenKey?: Buffer;
   /** Wallets allowed to sign in as operators; empty: nobody. */
   operatorWallets: string[];
   /** Set when WEBHOOK_URL and WEBHOOK_SECRET are: where events go and the key that signs them. */
@@ -296,6 +331,7 @@ export function loadConfig(env: Env = process.env): Config {
     operatorWallets: e.OPERATOR_WALLETS ?? [],
     webhook: webhook(e),
     apnsUrl: e.APNS_URL,
+    passkitTokenKey: e.PASSKIT_TOKEN_KEY,
     solanaRpcUrl: e.SOLANA_RPC_URL,
     claimPolicy: claimPolicy(e),
     eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
@@ -352,6 +388,8 @@ function googleWallet(e: ParsedEnv): Config['google'] {
     issuerId: e.GOOGLE_WALLET_ISSUER_ID,
     clientEmail: e.GOOGLE_SERVICE_ACCOUNT.client_email,
     privateKeyPem: e.GOOGLE_SERVICE_ACCOUNT.private_key,
+    tokenUri: e.GOOGLE_SERVICE_ACCOUNT.token_uri ?? DEFAULT_GOOGLE_TOKEN_URI,
+    apiUrl: e.GOOGLE_WALLET_API_URL,
   };
 }
 

@@ -24,6 +24,11 @@ export const PROBLEMS = {
     title: 'Signature invalid',
     when: 'The signature does not verify for this message and public key (signed by another key, over other bytes, or not canonical).',
   },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    when: 'An operator endpoint without a valid credential: no `Authorization: Bearer` token or session cookie, or one that is unknown, expired, revoked or malformed.',
+  },
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id.' },
   google_wallet_not_configured: {
     status: 404,

@@ -108,14 +108,16 @@ export const verifyQuerySchema = z.object({
 
 export const passCheckSchema = z
   .object({
-    genuine: z.literal(true).meta({ description: 'Always true: an unknown serial is a 404.' }),
+    genuine: z.literal(true).meta({ description: 'Always true: the pass was issued here (an unknown serial is a 404). Whether it is valid now is `status`.' }),
+    status: z.enum(['active', 'voided']).meta({ description: '`active`: valid now. `voided`: issued here but void; do not accept it.' }),
+    voidReason: z.string().nullable().meta({ description: 'Why the pass was voided (e.g. `not_eligible`); null while it is active.' }),
     serialNumber: z.string(),
     publicKey: z.string().meta({ description: 'The wallet address the pass was issued to.' }),
     walletType: walletTypeSchema,
     claimedAt: z.string().meta({ description: 'ISO 8601.' }),
     issuer: z.string().meta({ description: 'PASS_ORGANIZATION_NAME of this service.' }),
   })
-  .meta({ description: 'A pass issued by this service, as a scanner at the door sees it.' });
+  .meta({ description: 'A pass issued by this service, as a scanner at the door sees it, and whether it is valid now.' });
 
 export type PassCheck = z.infer<typeof passCheckSchema>;
 

@@ -8,6 +8,8 @@ import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
 import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createManifestSigner } from './passes/manifest-signer';
+import { registerChangeJobs } from './passes/change-jobs';
+import { createLiving, type Living } from './passes/living';
 import type { PassIssuer } from './passes/pkpass';
 import { DEFAULT_WORKER_OPTIONS, JobWorker } from './queue/worker';
 import { createRateLimiter, type RateLimiter } from './rate-limit';
@@ -24,6 +26,8 @@ export type Services = {
   google?: GoogleWallet;
   /** The job queue's worker on this instance (lib/queue): webhook deliveries, device pushes. */
   jobs: JobWorker;
+  /** Living passes: device registrations, rebuilt files, APNs pushes, the Google Wallet API (lib/passes/living.ts). */
+  living: Living;
   close(): Promise<void>;
 };
 
@@ -59,6 +63,8 @@ export async function createServices(config: Config): Promise<Services> {
     onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
     onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
   });
+  const living = createLiving(config, store, signing, google);
+  registerChangeJobs();
   const limiter = createRateLimiter(
     { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix },
     log,
@@ -99,10 +105,12 @@ export async function createServices(config: Config): Promise<Services> {
     },
     google,
     jobs: undefined as unknown as JobWorker,
+    living,
     async close() {
       clearInterval(purgeTimer);
       // First, so no job starts against a closing store; jobs under way finish or are handed back.
       await services.jobs.stop();
+      living.close();
       await limiter.close();
       await store.close();
     },

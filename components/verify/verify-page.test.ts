@@ -7,6 +7,8 @@ import { escapeHtml, PAGE_COLOURS, renderVerifyPage } from './verify-page';
 
 const check = {
   genuine: true as const,
+  status: 'active' as 'active' | 'voided',
+  voidReason: null as string | null,
   serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
   publicKey: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
   walletType: 'Phantom' as const,
@@ -38,8 +40,20 @@ describe('the scanner check page', () => {
     expect(renderVerifyPage({ kind: 'unavailable', status: 500 }).html).toContain('Cannot check right now');
   });
 
+  it('shows a voided pass in red as "Voided", with its reason, never as genuine or valid', () => {
+    const { html, status } = renderVerifyPage({ kind: 'genuine', check: { ...check, status: 'voided', voidReason: 'Refunded <at> the desk' } });
+    expect(status).toBe(200);
+    expect(html).toContain('<section class="verdict voided"');
+    expect(html).toContain('<h1 id="verdict">Voided</h1>');
+    expect(html).toContain('Refunded &lt;at&gt; the desk');
+    expect(html).toContain(check.publicKey);
+    expect(html.replace(/<style>[\s\S]*<\/style>/, '')).not.toMatch(/genuine|valid\b/i);
+    const words = renderVerifyPage({ kind: 'genuine', check: { ...check, status: 'voided', voidReason: 'not_eligible' } }).html;
+    expect(words).toContain('no longer meets the conditions');
+  });
+
   it('carries no script, and a policy that allows exactly its own style block', () => {
-    for (const outcome of [{ kind: 'genuine', check } as const, { kind: 'not_issued' } as const]) {
+    for (const outcome of [{ kind: 'genuine', check } as const, { kind: 'genuine', check: { ...check, status: 'voided' as const } } as const, { kind: 'not_issued' } as const]) {
       const { html, contentSecurityPolicy } = renderVerifyPage(outcome);
       expect(html).not.toMatch(/<script|\son\w+=/i);
       const css = /<style>([\s\S]*)<\/style>/.exec(html)![1]!;

@@ -30,7 +30,7 @@ export function escapeHtml(value: string): string {
 /** The page's colours; the test checks every text colour is WCAG AA or better on its background. */
 export const PAGE_COLOURS = {
   verdictText: '#ffffff',
-  verdicts: { genuine: '#0d6b3a', not_issued: '#a3141f', unavailable: '#5b4a00' },
+  verdicts: { genuine: '#0d6b3a', voided: '#a3141f', not_issued: '#a3141f', unavailable: '#5b4a00' },
   text: '#16181d',
   muted: '#4a5060',
   note: '#3a3f4b',
@@ -47,6 +47,7 @@ body{margin:0;background:${C.page};color:${C.text};font-family:system-ui,-apple-
 main{max-width:32rem;margin:0 auto;padding:1rem}
 .verdict{display:flex;gap:1rem;align-items:center;padding:1.25rem;border-radius:1rem;color:${C.verdictText}}
 .genuine{background:${C.verdicts.genuine}}
+.voided{background:${C.verdicts.voided}}
 .not_issued{background:${C.verdicts.not_issued}}
 .unavailable{background:${C.verdicts.unavailable}}
 .mark{flex:none;display:grid;place-items:center;width:3.5rem;height:3.5rem;border-radius:50%;border:3px solid currentColor;font-size:2rem;font-weight:700}
@@ -69,6 +70,8 @@ dd{margin:.125rem 0 0;font-size:1.125rem}
 export function renderVerifyPage(outcome: VerifyOutcome): VerifyPage {
   switch (outcome.kind) {
     case 'genuine':
+      // Issued here but void: red, and never the words "genuine" or "valid".
+      if (outcome.check.status === 'voided') return page(200, 'Voided', voidedBody(outcome.check), previewCss(outcome.check));
       return page(200, 'Genuine pass', genuineBody(outcome.check), previewCss(outcome.check));
     case 'not_issued':
       return page(
@@ -88,6 +91,27 @@ export function renderVerifyPage(outcome: VerifyOutcome): VerifyPage {
 }
 
 function genuineBody(check: PassCheck): string {
+  return (
+    verdict('genuine', '✓', 'Genuine pass', `Issued by ${check.issuer}`) +
+    passDetails(check) +
+    note('This confirms that this service issued the pass to the wallet above. To be sure the guest owns that wallet, ask them to show the same address in their wallet app.')
+  );
+}
+
+/** Reasons the service itself gives, in words for door staff; an operator's own reason is shown as written. */
+const VOID_REASONS: Record<string, string> = { not_eligible: 'The wallet no longer meets the conditions for this pass.' };
+
+function voidedBody(check: PassCheck): string {
+  const reason = check.voidReason ? (VOID_REASONS[check.voidReason] ?? check.voidReason) : undefined;
+  return (
+    verdict('voided', '✕', 'Voided', `This pass was issued by ${check.issuer} but has been voided. Do not accept it.`) +
+    (reason ? `<p class="note"><strong>Reason:</strong> ${escapeHtml(reason)}</p>` : '') +
+    passDetails(check) +
+    note('The pass may still show on the phone until it updates. Whatever it shows, this check is what counts.')
+  );
+}
+
+function passDetails(check: PassCheck): string {
   const design = designFor(check.walletType);
   const short = shortAddress(check.publicKey);
   const rows: [string, string, string?][] = [
@@ -97,12 +121,10 @@ function genuineBody(check: PassCheck): string {
     ['Serial number', escapeHtml(check.serialNumber), 'mono'],
   ];
   return (
-    verdict('genuine', '✓', 'Genuine pass', `Issued by ${check.issuer}`) +
     `<div class="preview" role="img" aria-label="${escapeHtml(`The pass on the phone looks like this: ${design.logoText}, wallet ${short}`)}">` +
     `<span class="preview-name">${escapeHtml(design.logoText)}</span><span class="preview-label">Wallet</span>` +
     `<span class="preview-address">${escapeHtml(short)}</span></div>` +
-    `<dl>${rows.map(([term, value, cls]) => `<div><dt>${term}</dt><dd${cls ? ` class="${cls}"` : ''}>${value}</dd></div>`).join('')}</dl>` +
-    note('This confirms that this service issued the pass to the wallet above. To be sure the guest owns that wallet, ask them to show the same address in their wallet app.')
+    `<dl>${rows.map(([term, value, cls]) => `<div><dt>${term}</dt><dd${cls ? ` class="${cls}"` : ''}>${value}</dd></div>`).join('')}</dl>`
   );
 }
 

@@ -13,6 +13,8 @@ export const TAGS = {
   Claim: 'Prove control of a wallet by signing one message, and get its pass.',
   Passes: 'The pass files.',
   Service: 'Health and this description.',
+  PassKit:
+    "Apple Wallet's web service for living passes (Apple's protocol, under PUBLIC_BASE_URL/passkit): Wallet registers a device for a pass, learns which passes changed, and fetches the current file.",
 } as const;
 
 /** Headers the document names, each described once under components.headers. */
@@ -24,6 +26,7 @@ export const HEADERS = {
   ETag: { description: 'A strong validator of the file: send it back in If-None-Match to get a 304.', schema: { type: 'string' } },
   'Content-Disposition': { description: '`attachment; filename="<name>.pkpass"`', schema: { type: 'string' } },
   'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
+  'Last-Modified': { description: 'When the pass last changed (HTTP date): send it back in If-Modified-Since to get a 304.', schema: { type: 'string' } },
 } as const;
 
 export type HeaderName = keyof typeof HEADERS;

@@ -8,6 +8,16 @@ import { z } from 'zod';
 import { renderVerifyPage, type VerifyOutcome } from '../../components/verify/verify-page';
 import { claimWalletPass, getGoogleSaveUrl, getPassFile, issueMessage, verifyPass } from '../claims';
 import { checkHealth } from '../health';
+import { latestPass, recordDeviceLogs, registerDevice, unregisterDevice, updatedSerials } from '../passes/web-service';
+import {
+  deviceParamsSchema,
+  logsBodySchema,
+  passParamsSchema,
+  pushTokenBodySchema,
+  registrationParamsSchema,
+  serialNumbersSchema,
+  updatedSinceQuerySchema,
+} from './passkit-schemas';
 import {
   claimBodySchema,
   claimResponseSchema,
@@ -77,19 +87,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'Download a pass file',
     description:
-      'The signed Apple Wallet pass (.pkpass) of a `downloadUrl`. Its bytes never change: the ETag answers If-None-Match with 304. `Cache-Control: private`, as the URL is a bearer secret.',
+      'The signed Apple Wallet pass (.pkpass) of a `downloadUrl`, as it is now: after a change of the pass (voided, restored) the file is rebuilt and re-signed, with a new ETag and Last-Modified; otherwise its bytes never change, and the ETag answers If-None-Match with 304. `Cache-Control: private`, as the URL is a bearer secret.',
     query: downloadQuerySchema,
     malformedInput: 'pass_not_found',
     requestHeaders: [{ name: 'If-None-Match', description: 'The ETag of a copy you have: 304 if it is current.' }],
     responses: {
-      200: { description: 'The .pkpass file.', file: 'application/vnd.apple.pkpass', headers: ['ETag', 'Content-Disposition', 'Cache-Control'] },
+      200: { description: 'The .pkpass file.', file: 'application/vnd.apple.pkpass', headers: ['ETag', 'Last-Modified', 'Content-Disposition', 'Cache-Control'] },
       304: { description: 'Your copy (If-None-Match) is current.', headers: ['ETag'] },
     },
     problems: ['pass_not_found'],
     handle: async ({ query, headers }, { services }) => {
       const file = await getPassFile(services, query.pass);
       // The URL is a bearer secret: private, so shared caches never keep a copy.
-      const validators = { etag: file.etag, 'cache-control': 'private, max-age=0, must-revalidate' };
+      const validators = { etag: file.etag, 'last-modified': file.lastModified.toUTCString(), 'cache-control': 'private, max-age=0, must-revalidate' };
       if (matchesEtag(headers.get('if-none-match'), file.etag)) return { status: 304, headers: validators };
       return {
         body: file.pkpass,
@@ -108,7 +118,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'Check a pass at the door',
     description:
-      "What this service issued under a pass's public serial number (its QR code carries `/verify?serial=`): the wallet address, wallet type and claim time. The serial number is public and is not the download id, so it gives no access to the pass file.",
+      "What this service issued under a pass's public serial number (its QR code carries `/verify?serial=`): the wallet address, wallet type and claim time, and whether the pass is valid now (`status`: `active` or `voided`, with `voidReason`). The serial number is public and is not the download id, so it gives no access to the pass file.",
     query: verifyQuerySchema,
     invalidExample: { serial: 'not-a-serial' },
     responses: {
@@ -140,10 +150,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'The scanner check page',
     description:
-      "The page a pass's QR code opens, for staff at a door: whether the pass is genuine and issued here, with its wallet address, wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.",
+      "The page a pass's QR code opens, for staff at a door: whether the pass is genuine and valid (green), issued here but voided (red, \"Voided\"), or not issued here (red), with its wallet address, wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.",
     query: verifyQuerySchema,
     responses: {
-      200: { description: 'Genuine pass: issued by this service.', file: 'text/html' },
+      200: { description: 'Issued by this service: genuine and valid, or voided (shown in red, never as valid).', file: 'text/html' },
       404: { description: 'Not issued here: an unknown, malformed or missing serial.', file: 'text/html' },
       503: { description: 'Cannot check right now: the database does not answer.', file: 'text/html' },
     },
@@ -185,6 +195,113 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: { description: 'The document.', json: openApiDocumentSchema } },
     problems: [],
     handle: (_, { services }) => ({ json: openApiDocument(services.config.publicBaseUrl), headers: { 'cache-control': 'public, max-age=300' } }),
+  }),
+  // ---- Living passes: Apple's PassKit web service (docs/living-passes.md) ----
+  endpoint({
+    method: 'POST',
+    path: '/passkit/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}',
+    operationId: 'passkitRegisterDevice',
+    tag: 'PassKit',
+    summary: 'Register a device for a pass’s updates',
+    description:
+      "Wallet calls this when a pass is added: the device's push token is kept, and every change of the pass sends it an APNs push. Needs `Authorization: ApplePass <authenticationToken>` (the token in the pass's pass.json). Registering again answers 200 and keeps one registration (with the newest push token).",
+    params: registrationParamsSchema,
+    body: { schema: pushTokenBodySchema, example: { pushToken: '8a9b7c6d5e4f30211f2e3d4c5b6a79880a9b8c7d6e5f40312f1e0d3c4b5a6978' } },
+    requestHeaders: [{ name: 'Authorization', description: '`ApplePass <authenticationToken>`' }],
+    responses: {
+      200: { description: 'The device was already registered for this pass.' },
+      201: { description: 'Registered.' },
+    },
+    problems: ['invalid_request', 'unauthorized', 'payload_too_large', 'unsupported_media_type'],
+    handle: async ({ params, body, headers }, { services }) => {
+      const { created } = await registerDevice(services, params, body.pushToken, headers.get('authorization'));
+      return { status: created ? 201 : 200 };
+    },
+  }),
+  endpoint({
+    method: 'DELETE',
+    path: '/passkit/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}',
+    operationId: 'passkitUnregisterDevice',
+    tag: 'PassKit',
+    summary: 'Unregister a device from a pass’s updates',
+    description: 'Wallet calls this when the pass is removed from the device. Needs `Authorization: ApplePass <authenticationToken>`. 200 whether or not the device was registered.',
+    params: registrationParamsSchema,
+    requestHeaders: [{ name: 'Authorization', description: '`ApplePass <authenticationToken>`' }],
+    responses: { 200: { description: 'Not registered (any more).' } },
+    problems: ['invalid_request', 'unauthorized'],
+    handle: async ({ params, headers }, { services }) => {
+      await unregisterDevice(services, params, headers.get('authorization'));
+      return { status: 200 };
+    },
+  }),
+  endpoint({
+    method: 'GET',
+    path: '/passkit/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}',
+    operationId: 'passkitUpdatedSerials',
+    tag: 'PassKit',
+    summary: 'The serial numbers of a device’s passes that changed',
+    description:
+      'After a push, Wallet asks which of the passes this device registered changed since the tag it was given last time (`passesUpdatedSince`), then fetches each. Every pass changed after the tag is listed; without the tag, all of them. 204 when none.',
+    params: deviceParamsSchema,
+    query: updatedSinceQuerySchema,
+    responses: {
+      200: { description: 'Passes changed after the tag, and the next tag.', json: serialNumbersSchema },
+      204: { description: 'No pass of this device changed after the tag.' },
+    },
+    problems: ['invalid_request'],
+    handle: async ({ params, query }, { services }) => {
+      const updated = await updatedSerials(services, params.deviceLibraryIdentifier, params.passTypeIdentifier, query.passesUpdatedSince);
+      return updated ? { json: updated } : { status: 204, headers: { 'cache-control': 'no-store' } };
+    },
+  }),
+  endpoint({
+    method: 'GET',
+    path: '/passkit/v1/passes/{passTypeIdentifier}/{serialNumber}',
+    operationId: 'passkitLatestPass',
+    tag: 'PassKit',
+    summary: 'The latest version of a pass',
+    description:
+      'The current signed .pkpass, rebuilt after every change (a voided pass says `"voided": true`). Needs `Authorization: ApplePass <authenticationToken>`. `If-Modified-Since` at or after `Last-Modified`: 304.',
+    params: passParamsSchema,
+    requestHeaders: [
+      { name: 'Authorization', description: '`ApplePass <authenticationToken>`' },
+      { name: 'If-Modified-Since', description: 'The Last-Modified of the copy the device has: 304 if the pass has not changed since.' },
+    ],
+    responses: {
+      200: { description: 'The .pkpass file.', file: 'application/vnd.apple.pkpass', headers: ['Last-Modified', 'ETag', 'Cache-Control'] },
+      304: { description: 'Not changed since If-Modified-Since.', headers: ['Last-Modified'] },
+    },
+    problems: ['invalid_request', 'unauthorized'],
+    handle: async ({ params, headers }, { services }): Promise<Reply> => {
+      const latest = await latestPass(services, params.passTypeIdentifier, params.serialNumber, headers.get('authorization'), headers.get('if-modified-since'));
+      if (latest.kind === 'not_modified') {
+        return { status: 304, headers: { 'last-modified': latest.lastModified.toUTCString(), 'cache-control': 'no-cache' } };
+      }
+      return {
+        body: latest.file.pkpass,
+        headers: {
+          'content-type': 'application/vnd.apple.pkpass',
+          'last-modified': latest.file.lastModified.toUTCString(),
+          etag: latest.file.etag,
+          'cache-control': 'no-cache',
+        },
+      };
+    },
+  }),
+  endpoint({
+    method: 'POST',
+    path: '/passkit/v1/log',
+    operationId: 'passkitLog',
+    tag: 'PassKit',
+    summary: 'Wallet’s error reports',
+    description: 'Wallet reports problems it met with this web service; they are written to the service log (at most 20 entries of 1,000 characters per request).',
+    body: { schema: logsBodySchema, example: { logs: ['Web service error for pass.example: Response to GET was not a valid pass.'] } },
+    responses: { 200: { description: 'Logged.' } },
+    problems: ['invalid_request', 'payload_too_large', 'unsupported_media_type'],
+    handle: ({ body }, { services }) => {
+      recordDeviceLogs(services, body.logs);
+      return { status: 200 };
+    },
   }),
 ];
 

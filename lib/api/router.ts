@@ -5,7 +5,7 @@ import type { Endpoint, Method } from './endpoint';
 /** The routes of a table: exact paths in a map, paths with {name} segments as patterns. */
 export class Router {
   private readonly exact = new Map<string, Map<Method, Endpoint>>();
-  private readonly patterns: { pattern: RegExp; names: string[]; methods: Map<Method, Endpoint> }[] = [];
+  private readonly patterns: { source: string; pattern: RegExp; names: string[]; methods: Map<Method, Endpoint> }[] = [];
 
   constructor(endpoints: readonly Endpoint[]) {
     for (const entry of endpoints) {
@@ -23,8 +23,9 @@ export class Router {
       return methods;
     }
     const source = `^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '([^/]+)')}$`;
-    let route = this.patterns.find((candidate) => candidate.pattern.source === source);
-    if (!route) this.patterns.push((route = { pattern: new RegExp(source), names, methods: new Map() }));
+    // Compared as written: RegExp#source escapes every "/", so it never equals the text it came from.
+    let route = this.patterns.find((candidate) => candidate.source === source);
+    if (!route) this.patterns.push((route = { source, pattern: new RegExp(source), names, methods: new Map() }));
     return route.methods;
   }
 

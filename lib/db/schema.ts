@@ -55,6 +55,17 @@ export const passes = pgTable(
   voidReason: text('void_reason'),
   /** Moves on every change of the pass; equals claimed_at at creation. */
   updatedAt: instant('updated_at').notNull().default(sql`now()`),
+  // ---- Living passes (docs/living-passes.md) ----
+  /** SHA-256 (hex) of the pass's authenticationToken (derived, never stored): set when its file is first built. */
+  authTokenHash: text('auth_token_hash'),
+  /** The updated_at the stored pkpass was built for: when it differs, the next request rebuilds it. */
+  pkpassBuiltFor: instant('pkpass_built_for'),
+  /** The stored file's Last-Modified (whole seconds, later than the previous file's). */
+  pkpassModifiedAt: instant('pkpass_modified_at'),
+  /** When Google's API confirmed the pass's Generic object exists. */
+  googleObjectAt: instant('google_object_at'),
+  /** When a Save to Google Wallet link was first handed out. */
+  googleLinkedAt: instant('google_linked_at'),
   },
   // The operator's list pages through passes newest first, and the stats count claims per day.
   (t) => [index('passes_claimed_at_idx').on(t.claimedAt, t.serialNumber)],

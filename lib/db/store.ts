@@ -12,7 +12,10 @@ export type Queryable = Pick<Database, 'query'>;
 import type { PassRow, SignInMessageRow } from './schema';
 
 export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
-export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag' | 'status' | 'voidReason' | 'updatedAt'>;
+export type NewPass = Omit<
+  PassRow,
+  'pkpass' | 'pkpassEtag' | 'status' | 'voidReason' | 'updatedAt' | 'authTokenHash' | 'pkpassBuiltFor' | 'pkpassModifiedAt' | 'googleObjectAt' | 'googleLinkedAt'
+>;
 /** A pass without its file bytes. */
 export type PassInfo = NewPass;
 export type PassWithFile = PassRow;

@@ -11,7 +11,19 @@ export type PassContent = {
   publicKey: string;
   walletType: WalletType;
   claimedAt: Date;
+  /** A voided pass: Wallet shows it as void, Google as inactive (lib/passes/lifecycle.ts). */
+  voided?: boolean;
+  /**
+   * Makes the Apple pass a living one: its webServiceURL (PUBLIC_BASE_URL/passkit) and this token,
+   * with which Wallet registers for and fetches its updates (./authentication-token.ts).
+   */
+  authenticationToken?: string;
 };
+
+/** Where Wallet reaches the PassKit web service of this service's passes. */
+export function webServiceUrl(publicBaseUrl: string): string {
+  return `${publicBaseUrl}/passkit`;
+}
 
 /** What the issuer puts on every pass. */
 export type PassIssuerText = { organizationName: string; chainId: string };

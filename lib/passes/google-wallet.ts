@@ -72,8 +72,7 @@ const text = (value: string) => ({ defaultValue: { language: 'en', value } });
 export function genericObject(content: PassContent, google: GoogleWallet) {
   const pass = passText(content, google);
   return {
-    // Object ids are "<issuer id>.<unique suffix>"; the serial number is already public.
-    id: `${google.issuerId}.${content.serialNumber}`,
+    id: googleObjectId(content, google),
     classId: classId(google),
     hexBackgroundColor: pass.design.background,
     cardTitle: text(pass.walletApp.value),
@@ -85,7 +84,17 @@ export function genericObject(content: PassContent, google: GoogleWallet) {
     ],
     linksModuleData: { uris: [{ uri: pass.explorer.value, description: pass.fullAddress.value }] },
     barcode: { type: 'QR_CODE', value: verifyUrl(google.publicBaseUrl, content.serialNumber), alternateText: pass.address.value },
+    // Only a voided pass says so: the save link of an active one stays as short as before.
+    ...(content.voided ? { state: 'INACTIVE' } : {}),
   };
+}
+
+/** Object ids are "<issuer id>.<unique suffix>"; the serial number is already public. */
+export const googleObjectId = (content: Pick<PassContent, 'serialNumber'>, google: Pick<GoogleWallet, 'issuerId'>) => `${google.issuerId}.${content.serialNumber}`;
+
+/** The save link of an object already created through the REST API: the JWT names it by id only. */
+export async function googleSaveUrlOfObject(objectId: string, google: GoogleWallet, now = new Date()): Promise<string> {
+  return GOOGLE_SAVE_URL + (await signSaveJwt({ genericObjects: [{ id: objectId }] }, google, now));
 }
 
 /** "21 Nov 2026": Google shows text modules as they are, so the date is written out (UTC). */
@@ -99,11 +108,15 @@ export async function googleSaveUrl(content: PassContent, google: GoogleWallet, 
 }
 
 async function googleToken(content: PassContent, google: GoogleWallet, now = new Date()): Promise<string> {
+  return signSaveJwt({ genericObjects: [genericObject(content, google)] }, google, now);
+}
+
+async function signSaveJwt(payload: Record<string, unknown>, google: GoogleWallet, now: Date): Promise<string> {
   return new SignJWT({
     typ: 'savetowallet',
     // Google only shows the save button on pages of these origins.
     origins: [google.publicBaseUrl],
-    payload: { genericObjects: [genericObject(content, google)] },
+    payload,
   })
     .setProtectedHeader({ alg: 'RS256' })
     .setIssuer(google.clientEmail)

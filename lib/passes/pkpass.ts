@@ -14,7 +14,7 @@ import { zipSync, type Zippable } from 'fflate';
 import { PKPass } from 'passkit-generator';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
-import { passText, verifyUrl, type PassContent } from './content';
+import { passText, verifyUrl, webServiceUrl, type PassContent } from './content';
 import { designFor, rgb, type PassDesign } from './designs';
 import type { ManifestSigner } from './manifest-signer';
 
@@ -73,6 +73,10 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
       foregroundColor: rgb(design.foreground),
       labelColor: rgb(design.label),
       sharingProhibited: true,
+      ...(content.authenticationToken
+        ? { webServiceURL: webServiceUrl(issuer.publicBaseUrl), authenticationToken: content.authenticationToken }
+        : {}),
+      ...(content.voided ? { voided: true } : {}),
     },
   );
   pass.type = 'generic';

@@ -17,6 +17,7 @@ import { TestApp, TestWallet } from '../support/app';
 import { discoverRoutes, ResponseChecker } from '../support/openapi';
 import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
 import { inspectPkpass } from '../support/pkpass';
+import { device, installPass, PASSKIT } from '../living/support';
 import { ROOT } from '../support/server';
 
 const BASE = 'https://passes.example.com';
@@ -232,6 +233,46 @@ describe('the document matches what the route handlers answer', () => {
     const unknown = await checker.check('GET', '/api/v1/passes/google', await app.fetch('/api/v1/passes/google?pass=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
     expect((unknown as { code: string }).code).toBe('pass_not_found');
     await app.restart({ GOOGLE_WALLET_ISSUER_ID: '', GOOGLE_SERVICE_ACCOUNT: '' });
+  });
+
+  it('the PassKit web service: every answer of register, unregister, list, latest pass and log', async () => {
+    const REGISTRATION = `${PASSKIT}/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`;
+    const LIST = `${PASSKIT}/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}`;
+    const LATEST = `${PASSKIT}/passes/{passTypeIdentifier}/{serialNumber}`;
+    const LOG = `${PASSKIT}/log`;
+    const installed = await installPass(app);
+    const phone = device(app, installed);
+    const token = '0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9';
+    await checker.check('POST', REGISTRATION, await phone.register(token));
+    await checker.check('POST', REGISTRATION, await phone.register(token));
+    await checker.check('POST', REGISTRATION, await phone.register(token, 'A'.repeat(43)));
+    const path = `${PASSKIT}/devices/${phone.deviceId}/registrations/${installed.passTypeIdentifier}/${installed.serialNumber}`;
+    const post = (body: string, contentType = 'application/json') =>
+      app.fetch(path, { method: 'POST', headers: { 'content-type': contentType, authorization: `ApplePass ${installed.authenticationToken}` }, body });
+    await checker.check('POST', REGISTRATION, await post('{"pushToken": 1}'));
+    await checker.check('POST', REGISTRATION, await post(JSON.stringify({ pushToken: token, padding: 'x'.repeat(17 * 1024) })));
+    await checker.check('POST', REGISTRATION, await post(JSON.stringify({ pushToken: token }), 'text/plain'));
+
+    const listed = (await checker.check('GET', LIST, await phone.list())) as { lastUpdated: string };
+    await checker.check('GET', LIST, await phone.list(listed.lastUpdated));
+    await checker.check('GET', LIST, await app.fetch(`${PASSKIT}/devices/${'x'.repeat(200)}/registrations/${installed.passTypeIdentifier}`));
+
+    const file = await phone.latest();
+    expect(await checker.check('GET', LATEST, file.clone())).toBeInstanceOf(Uint8Array);
+    for (const header of Object.keys(checker.operation('GET', LATEST).responses['200']!.headers!)) expect(file.headers.get(header), header).toBeTruthy();
+    await checker.check('GET', LATEST, await phone.latest({ 'if-modified-since': file.headers.get('last-modified')! }));
+    await checker.check('GET', LATEST, await app.fetch(`${PASSKIT}/passes/${installed.passTypeIdentifier}/${installed.serialNumber}`));
+    await checker.check('GET', LATEST, await app.fetch(`${PASSKIT}/passes/${installed.passTypeIdentifier}/${'x'.repeat(100)}`));
+
+    await checker.check('DELETE', REGISTRATION, await phone.unregister());
+    await checker.check('DELETE', REGISTRATION, await phone.unregister('A'.repeat(43)));
+    await checker.check('DELETE', REGISTRATION, await app.fetch(`${PASSKIT}/devices/bad%20id/registrations/${installed.passTypeIdentifier}/${installed.serialNumber}`, { method: 'DELETE' }));
+
+    await checker.check('POST', LOG, await phone.log(['a problem']));
+    const log = (body: string, contentType = 'application/json') => app.fetch(LOG, { method: 'POST', headers: { 'content-type': contentType }, body });
+    await checker.check('POST', LOG, await log('{"logs": "no"}'));
+    await checker.check('POST', LOG, await log(JSON.stringify({ logs: ['x'.repeat(9000), 'y'.repeat(9000)] })));
+    await checker.check('POST', LOG, await log('{"logs": []}', 'text/plain'));
   });
 
   it('the answers no handler gives on purpose match too: a bug (500), and an instance shutting down (503)', async () => {

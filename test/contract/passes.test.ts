@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClaimClient } from '@/lib/client';
 import { designFor, rgb } from '@/lib/passes/designs';
 import { GOOGLE_SAVE_URL } from '@/lib/passes/google-wallet';
-import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
+import { TEST_ISSUER_ID, type TestServiceAccount } from '../support/google';
+import { GoogleWalletApiStandIn } from '../support/stand-ins/google-wallet-api';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 import { inspectPkpass } from '../support/pkpass';
 
@@ -190,29 +191,63 @@ describe.each(BACKENDS)('the scanner check with its database gone, on %s', (back
 });
 
 describe.each(BACKENDS)('Save to Google Wallet on %s', (backend) => {
-  const account = testServiceAccount();
+  let google: GoogleWalletApiStandIn;
+  let account: TestServiceAccount;
   let app: TestApp;
   beforeAll(async () => {
-    app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE, GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: account.json });
+    google = await GoogleWalletApiStandIn.start({ issuerId: TEST_ISSUER_ID });
+    account = google.serviceAccount;
+    app = await TestApp.open(backend, {
+      PUBLIC_BASE_URL: BASE,
+      GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID,
+      GOOGLE_SERVICE_ACCOUNT: account.json,
+      GOOGLE_WALLET_API_URL: google.baseUrl,
+    });
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app.close();
+    await google.close();
+  });
 
-  it('answers {"saveUrl"} for a pass id: a link whose signed token carries that pass', async () => {
+  const verifiedPayload = async (saveUrl: string) => {
+    expect(saveUrl.startsWith(GOOGLE_SAVE_URL)).toBe(true);
+    const jwt = saveUrl.slice(GOOGLE_SAVE_URL.length);
+    expect(jwt.length).toBeLessThan(1800);
+    const { payload } = await jwtVerify(jwt, await importSPKI(account.publicKeyPem, 'RS256'), { issuer: account.clientEmail, audience: 'google' });
+    return (payload as any).payload;
+  };
+
+  it('answers {"saveUrl"} for a pass id: the object is created through Google’s API first, and the link names it by id', async () => {
     const { passId, pass, wallet } = await claimAndDownload(app, 'Krystal');
     const response = await app.fetch(`/api/v1/passes/google?pass=${passId}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = await response.json();
     expect(Object.keys(body)).toEqual(['saveUrl']);
-    expect(body.saveUrl.startsWith(GOOGLE_SAVE_URL)).toBe(true);
-    const jwt = body.saveUrl.slice(GOOGLE_SAVE_URL.length);
-    expect(jwt.length).toBeLessThan(1800);
-    const { payload } = await jwtVerify(jwt, await importSPKI(account.publicKeyPem, 'RS256'), { issuer: account.clientEmail, audience: 'google' });
-    const object = (payload as any).payload.genericObjects[0];
+    const objectId = `${TEST_ISSUER_ID}.${pass.passJson.serialNumber}`;
+    expect(await verifiedPayload(body.saveUrl)).toEqual({ genericObjects: [{ id: objectId }] });
+    const object = google.object(objectId)!;
+    expect(object.state).toBe('ACTIVE');
+    expect(object.hexBackgroundColor).toBe(designFor('Krystal').background);
+    expect((object as any).linksModuleData.uris[0].description).toBe(wallet.publicKey);
+    expect((object as any).barcode.value).toBe(pass.passJson.barcodes[0].message);
+    // Asked again: the same object, not inserted twice.
+    const inserts = google.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/genericObject')).length;
+    expect(await verifiedPayload((await (await app.fetch(`/api/v1/passes/google?pass=${passId}`)).json()).saveUrl)).toEqual({ genericObjects: [{ id: objectId }] });
+    expect(google.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/genericObject')).length).toBe(inserts);
+  });
+
+  it('still gives a link when Google’s API does not answer: the link then carries the whole object', async () => {
+    const { passId, pass, wallet } = await claimAndDownload(app, 'Krystal');
+    google.failNext(5, 503);
+    const response = await app.fetch(`/api/v1/passes/google?pass=${passId}`);
+    expect(response.status).toBe(200);
+    const [object] = (await verifiedPayload((await response.json()).saveUrl)).genericObjects;
     expect(object.id).toBe(`${TEST_ISSUER_ID}.${pass.passJson.serialNumber}`);
     expect(object.hexBackgroundColor).toBe(designFor('Krystal').background);
     expect(object.linksModuleData.uris[0].description).toBe(wallet.publicKey);
     expect(object.barcode.value).toBe(pass.passJson.barcodes[0].message);
+    google.failNext(0, 503);
   });
 
   it('hands the claim page the link through the typed client', async () => {

@@ -1,0 +1,126 @@
+// Google Wallet's REST API (GOOGLE_WALLET_API_URL, https://walletobjects.googleapis.com by
+// default): the pass's Generic object is created there before its save link is handed out, and
+// PATCHed when the pass changes (state INACTIVE when voided, ACTIVE when restored).
+//
+// Access tokens come from OAuth 2.0's JWT bearer grant, as Google's "Using OAuth 2.0 for Server to
+// Server Applications" describes: an RS256 assertion signed with the service account's key, POSTed
+// to the key's token_uri. Written with jose (already here for the save-link JWT) rather than
+// google-auth-library: its current major (11) needs Node 22, and 10.x brings gaxios and
+// gcp-metadata (metadata-server probing) for what is one form POST and a cached token.
+import { SignJWT } from 'jose';
+import { classId, genericObject, type GoogleWallet } from './google-wallet';
+import type { PassContent } from './content';
+
+export const WALLET_OBJECT_SCOPE = 'https://www.googleapis.com/auth/wallet_object.issuer';
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** A token is renewed this long before Google says it expires. */
+const RENEW_MARGIN_MS = 5 * 60 * 1000;
+
+export class GoogleApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GoogleApiError';
+  }
+}
+
+export type GoogleWalletApiOptions = { tokenUri: string; apiUrl: string; timeoutMs?: number };
+
+export class GoogleWalletApi {
+  private token: { value: string; renewAt: number } | undefined;
+  private pendingToken: Promise<string> | undefined;
+  private classReady = false;
+
+  constructor(
+    private readonly google: GoogleWallet,
+    private readonly options: GoogleWalletApiOptions,
+  ) {}
+
+  /**
+   * Makes the object of `content` hold its current fields and state: PATCH it, and when Google
+   * has none yet, insert it (and the issuer's class, the first time). Concurrent inserts of one
+   * object end in a PATCH of the later one.
+   */
+  async upsertObject(content: PassContent): Promise<void> {
+    const object = { ...genericObject(content, this.google), state: content.voided ? 'INACTIVE' : 'ACTIVE' };
+    const path = `/genericObject/${encodeURIComponent(object.id)}`;
+    const patched = await this.call('PATCH', path, object, [404]);
+    if (patched !== 404) return;
+    await this.ensureClass();
+    const inserted = await this.call('POST', '/genericObject', object, [409]);
+    if (inserted === 409) await this.call('PATCH', path, object);
+  }
+
+  private async ensureClass(): Promise<void> {
+    if (this.classReady) return;
+    await this.call('POST', '/genericClass', { id: classId(this.google) }, [409]);
+    this.classReady = true;
+  }
+
+  /** One API call; the status when it is one of `tolerated`, otherwise throws unless 2xx. A stale token is renewed once. */
+  private async call(method: string, path: string, body: unknown, tolerated: number[] = [], renewed = false): Promise<number> {
+    const response = await fetch(`${this.options.apiUrl}/walletobjects/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+    });
+    const text = await response.text();
+    if (response.status === 401 && !renewed) {
+      this.token = undefined;
+      return this.call(method, path, body, tolerated, true);
+    }
+    if (response.ok) return response.status;
+    if (tolerated.includes(response.status)) return response.status;
+    throw new GoogleApiError(response.status, `Google Wallet API ${method} ${path.split('/')[1]}: ${response.status} ${googleMessage(text)}`);
+  }
+
+  private async accessToken(): Promise<string> {
+    if (this.token && Date.now() < this.token.renewAt) return this.token.value;
+    // One token request at a time: a burst of pushes shares it.
+    this.pendingToken ??= this.fetchToken().finally(() => (this.pendingToken = undefined));
+    return this.pendingToken;
+  }
+
+  private async fetchToken(): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    const assertion = await new SignJWT({ scope: WALLET_OBJECT_SCOPE })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+      .setIssuer(this.google.clientEmail)
+      .setAudience(this.options.tokenUri)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .sign(this.google.key);
+    const response = await fetch(this.options.tokenUri, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }),
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new GoogleApiError(response.status, `Google token endpoint: ${response.status} ${oauthMessage(text)}`);
+    const { access_token: value, expires_in: expiresIn } = JSON.parse(text) as { access_token: string; expires_in?: number };
+    this.token = { value, renewAt: Date.now() + Math.max(60_000, (expiresIn ?? 3600) * 1000 - RENEW_MARGIN_MS) };
+    return value;
+  }
+}
+
+/** Google's error message, never the request (it may carry the pass's fields). */
+function googleMessage(text: string): string {
+  try {
+    return String((JSON.parse(text) as { error?: { message?: string } }).error?.message ?? '').slice(0, 300);
+  } catch {
+    return '';
+  }
+}
+
+function oauthMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: string; error_description?: string };
+    return `${body.error ?? ''} ${body.error_description ?? ''}`.trim().slice(0, 300);
+  } catch {
+    return '';
+  }
+}

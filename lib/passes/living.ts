@@ -1,0 +1,118 @@
+// Living passes: a pass that changes (voided, restored, its fields) reaches the phone. The current
+// .pkpass is rebuilt when the stored one was built for an older version of the pass; every device
+// registered for it gets an APNs push (one queued job each); its Google Wallet object is PATCHed.
+import { createHash } from 'node:crypto';
+import type { Config } from '../config';
+import { isAppError } from '../errors';
+import { LivingStore, type LivingPass } from '../db/living';
+import type { Store } from '../db/store';
+import type { Logger } from '../log';
+import { isWalletType, type WalletType } from '../wallet-types';
+import { ApnsClient } from './apns';
+import { authenticationToken, loadTokenKey, tokenHash, type TokenKey } from './authentication-token';
+import type { SigningMaterial } from './certificates';
+import type { PassContent } from './content';
+import { GoogleWalletApi } from './google-api';
+import { googleObjectId, googleSaveUrl, googleSaveUrlOfObject, type GoogleWallet } from './google-wallet';
+import { buildPkpass, passFilename, type PassIssuer } from './pkpass';
+
+export type Living = {
+  store: LivingStore;
+  tokenKey: TokenKey;
+  passTypeIdentifier: string;
+  apns: ApnsClient;
+  /** Set when Google Wallet is configured. */
+  googleApi?: GoogleWalletApi;
+  close(): void;
+};
+
+export function createLiving(config: Config, store: Store, signing: SigningMaterial, google: GoogleWallet | undefined): Living {
+  const apns = new ApnsClient({
+    url: config.apnsUrl,
+    // Apple: the push authenticates with the certificate and key that sign the pass.
+    certPem: signing.signerCertPem,
+    keyPem: signing.signerKeyPem,
+    topic: signing.passTypeIdentifier,
+  });
+  return {
+    store: new LivingStore(store.sql),
+    tokenKey: loadTokenKey(config.passkitTokenKey, config.dataDir),
+    passTypeIdentifier: signing.passTypeIdentifier,
+    apns,
+    googleApi: google && config.google ? new GoogleWalletApi(google, { tokenUri: config.google.tokenUri, apiUrl: config.google.apiUrl }) : undefined,
+    close: () => apns.close(),
+  };
+}
+
+/** What the pass says now, with its web service token: the input of both the Apple file and the Google object. */
+export function passContentOf(pass: LivingPass, tokenKey: TokenKey): PassContent {
+  const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
+  return {
+    serialNumber: pass.serialNumber,
+    publicKey: pass.publicKey,
+    walletType,
+    claimedAt: pass.claimedAt,
+    voided: pass.status === 'voided',
+    authenticationToken: authenticationToken(tokenKey, pass.serialNumber),
+  };
+}
+
+export type CurrentFile = { pkpass: Buffer; etag: string; lastModified: Date; filename: string };
+
+/** How many times a rebuild is retried when the pass changes again while it is being built. */
+const REBUILD_ATTEMPTS = 3;
+
+/**
+ * The pass's current .pkpass: the stored bytes when they were built for the pass's current
+ * version (so an unchanged pass is byte-identical on every download), otherwise built and signed
+ * now, kept, and served from then on. Concurrent rebuilds of one version keep the first.
+ */
+export async function currentPassFile(
+  services: { living: Living; issuer: PassIssuer; log: Logger },
+  pass: LivingPass,
+): Promise<CurrentFile> {
+  const { living } = services;
+  let current = pass;
+  for (let attempt = 0; ; attempt++) {
+    if (current.pkpass && current.etag && current.modifiedAt && current.builtFor === current.version) {
+      return { pkpass: current.pkpass, etag: current.etag, lastModified: current.modifiedAt, filename: filenameOf(current) };
+    }
+    if (attempt === REBUILD_ATTEMPTS) throw new Error('the pass kept changing while its file was rebuilt');
+    const content = passContentOf(current, living.tokenKey);
+    const pkpass = await buildPkpass(content, services.issuer);
+    const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
+    current = await living.store.saveFile(current.serialNumber, current.version, { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken!) });
+  }
+}
+
+function filenameOf(pass: LivingPass): string {
+  return passFilename(isWalletType(pass.walletType) ? pass.walletType : 'Generic');
+}
+
+/**
+ * The Save to Google Wallet link of a pass. The first time, its Generic object is created through
+ * Google's REST API (with its current state), so the link only names it by id: a short JWT, and
+ * later changes reach the saved pass by PATCH (./change-jobs.ts). Should Google's API not answer,
+ * the link carries the whole object instead (Google creates it on save, as before): the person
+ * still gets their pass, and the next change inserts the object if it is missing.
+ */
+export async function googleSaveLink(
+  services: { google?: GoogleWallet; living: Living; log: Logger },
+  pass: LivingPass,
+): Promise<string> {
+  const { google, living } = services;
+  if (!google) throw new Error('Google Wallet is not configured');
+  const content = passContentOf(pass, living.tokenKey);
+  if (pass.googleObjectAt) return googleSaveUrlOfObject(googleObjectId(content, google), google);
+  try {
+    await living.googleApi!.upsertObject(content);
+    await living.store.markGoogle(pass.serialNumber, new Date(), true);
+    return googleSaveUrlOfObject(googleObjectId(content, google), google);
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    services.log.warn({ event: 'google_object_insert_failed', serial: pass.serialNumber, err: (error as Error).message }, 'Google Wallet API did not create the object: the link carries it whole');
+    // Not marked as created: the next request tries the API again, and the next change inserts it.
+    await living.store.markGoogle(pass.serialNumber, new Date(), false);
+    return googleSaveUrl(content, google);
+  }
+}

@@ -1,0 +1,102 @@
+// Apple's PassKit web service, the use cases behind /passkit/v1/... (lib/api/endpoints.ts): Wallet
+// registers a device for a pass, asks which of its passes changed since a tag, fetches the latest
+// version of one, unregisters, and reports errors to the log endpoint. Apple's reference and what
+// was decided where it is silent: docs/living-passes.md.
+import { AppError } from '../errors';
+import type { LivingPass } from '../db/living';
+import type { Services } from '../services';
+import { enqueueWebhookEvent } from '../webhooks';
+import { authorizes } from './authentication-token';
+import { currentPassFile, type CurrentFile } from './living';
+
+/** Every way a request can fail to prove it holds the pass answers the same: 401, nothing learned. */
+const unauthorized = () => new AppError('unauthorized', 'The Authorization header does not carry this pass’s authentication token (ApplePass <token>).');
+
+/** The pass, if the request carries its authentication token and names its pass type. */
+async function authorizedPass(services: Services, passTypeIdentifier: string, serialNumber: string, authorization: string | null): Promise<LivingPass> {
+  const { living } = services;
+  if (passTypeIdentifier !== living.passTypeIdentifier) throw unauthorized();
+  const pass = await living.store.passBySerial(serialNumber);
+  // A pass whose file was never built has no stored hash yet: no device can hold its token.
+  if (!pass || !authorizes(authorization, pass.authTokenHash)) throw unauthorized();
+  return pass;
+}
+
+const eventData = (pass: LivingPass, deviceLibraryIdentifier: string, reason?: string) => ({
+  serialNumber: pass.serialNumber,
+  publicKey: pass.publicKey,
+  walletType: pass.walletType,
+  deviceLibraryIdentifier,
+  ...(reason ? { reason } : {}),
+});
+
+export type Registration = { deviceLibraryIdentifier: string; passTypeIdentifier: string; serialNumber: string };
+
+/** Registers the device for the pass's pushes; `created` false when it already was (its push token is updated). */
+export async function registerDevice(services: Services, params: Registration, pushToken: string, authorization: string | null): Promise<{ created: boolean }> {
+  const pass = await authorizedPass(services, params.passTypeIdentifier, params.serialNumber, authorization);
+  const { created } = await services.living.store.register(params.deviceLibraryIdentifier, pass.serialNumber, pushToken, new Date());
+  if (created) {
+    await enqueueWebhookEvent(services, 'device.registered', eventData(pass, params.deviceLibraryIdentifier));
+    services.log.info({ event: 'device_registered', serial: pass.serialNumber }, 'device registered for pass updates');
+  }
+  return { created };
+}
+
+/** Ends the device's registration for the pass (200 whether or not there was one: the outcome is the same). */
+export async function unregisterDevice(services: Services, params: Registration, authorization: string | null): Promise<void> {
+  const pass = await authorizedPass(services, params.passTypeIdentifier, params.serialNumber, authorization);
+  const removed = await services.living.store.unregister(params.deviceLibraryIdentifier, pass.serialNumber);
+  if (removed) {
+    await enqueueWebhookEvent(services, 'device.unregistered', eventData(pass, params.deviceLibraryIdentifier));
+    services.log.info({ event: 'device_unregistered', serial: pass.serialNumber }, 'device unregistered from pass updates');
+  }
+}
+
+/** A tag this service handed out: microseconds since the epoch. Anything else counts as no tag. */
+const TAG = /^\d{1,19}$/;
+
+/**
+ * The serial numbers of the device's passes changed after `passesUpdatedSince` (all of them
+ * without it), and the tag to send next time; undefined when there are none (204).
+ */
+export async function updatedSerials(
+  services: Services,
+  deviceLibraryIdentifier: string,
+  passTypeIdentifier: string,
+  passesUpdatedSince: string | undefined,
+): Promise<{ serialNumbers: string[]; lastUpdated: string } | undefined> {
+  if (passTypeIdentifier !== services.living.passTypeIdentifier) return undefined;
+  const since = passesUpdatedSince !== undefined && TAG.test(passesUpdatedSince) ? passesUpdatedSince : undefined;
+  const { serialNumbers, lastUpdated } = await services.living.store.serialsUpdatedSince(deviceLibraryIdentifier, since);
+  if (serialNumbers.length === 0 || lastUpdated === undefined) return undefined;
+  return { serialNumbers, lastUpdated };
+}
+
+export type LatestPass = { kind: 'file'; file: CurrentFile } | { kind: 'not_modified'; lastModified: Date };
+
+/** The pass's current .pkpass, or not_modified when `ifModifiedSince` is at or after its Last-Modified. */
+export async function latestPass(
+  services: Services,
+  passTypeIdentifier: string,
+  serialNumber: string,
+  authorization: string | null,
+  ifModifiedSince: string | null,
+): Promise<LatestPass> {
+  const pass = await authorizedPass(services, passTypeIdentifier, serialNumber, authorization);
+  const file = await currentPassFile(services, pass);
+  const since = ifModifiedSince ? Date.parse(ifModifiedSince) : Number.NaN;
+  if (!Number.isNaN(since) && since >= file.lastModified.getTime()) return { kind: 'not_modified', lastModified: file.lastModified };
+  return { kind: 'file', file };
+}
+
+/** At most this many entries of at most this many characters each are logged per request: the endpoint is open to anyone. */
+export const MAX_LOG_ENTRIES = 20;
+export const MAX_LOG_ENTRY_LENGTH = 1000;
+
+/** Wallet's error reports about this web service, into the service's log. */
+export function recordDeviceLogs(services: Services, logs: string[]): void {
+  for (const entry of logs.slice(0, MAX_LOG_ENTRIES)) {
+    services.log.warn({ event: 'passkit_device_log', entry: entry.slice(0, MAX_LOG_ENTRY_LENGTH) }, 'Wallet reported a web service problem');
+  }
+}

@@ -1,0 +1,199 @@
+// Apple's PassKit web service as Wallet uses it, through the endpoint table on a real database:
+// the pass carries its webServiceURL and token, a device registers (201, then 200, one row),
+// lists its changed passes with tags, fetches the latest file (304 with If-Modified-Since), and a
+// change (voided, restored) rebuilds the file that /download and the web service serve. The pushes
+// themselves, which need a process that trusts the APNs stand-in, are in ./device.test.ts.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restorePass, voidPass } from '@/lib/passes/lifecycle';
+import { tokenHash } from '@/lib/passes/authentication-token';
+import { BACKENDS, TestApp } from '../support/app';
+import { inspectPkpass } from '../support/pkpass';
+import { installPass } from './support';
+
+const BASE = 'https://passes.example.com';
+const PASSKIT = '/passkit/v1';
+
+const deviceId = () => randomBytes(16).toString('hex');
+const pushToken = () => randomBytes(32).toString('hex');
+
+describe.each(BACKENDS)('the PassKit web service on %s', (backend) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await TestApp.open(backend, {
+      PUBLIC_BASE_URL: BASE,
+      PASSKIT_TOKEN_KEY: randomBytes(32).toString('base64'),
+      // Pushes are ./device.test.ts's: here they go nowhere, at once.
+      APNS_URL: 'https://127.0.0.1:9',
+    });
+  });
+  afterAll(() => app.close());
+
+  /** A claimed and downloaded pass: what Wallet knows of it. */
+  const installedPass = async () => {
+    const installed = await installPass(app);
+    return { ...installed, downloadUrl: `${BASE}${installed.downloadPath}`, download: await app.fetch(installed.downloadPath) };
+  };
+
+  const register = (device: string, passType: string, serial: string, token: string | undefined, push = pushToken()) =>
+    app.fetch(`${PASSKIT}/devices/${device}/registrations/${passType}/${serial}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token !== undefined ? { authorization: `ApplePass ${token}` } : {}) },
+      body: JSON.stringify({ pushToken: push }),
+    });
+
+  const list = (device: string, passType: string, tag?: string) =>
+    app.fetch(`${PASSKIT}/devices/${device}/registrations/${passType}${tag ? `?passesUpdatedSince=${tag}` : ''}`);
+
+  const latest = (passType: string, serial: string, token: string, headers: Record<string, string> = {}) =>
+    app.fetch(`${PASSKIT}/passes/${passType}/${serial}`, { headers: { authorization: `ApplePass ${token}`, ...headers } });
+
+  it('puts webServiceURL (PUBLIC_BASE_URL/passkit) and a per-pass token of at least 32 characters in the signed pass; only its hash is stored', async () => {
+    const first = await installedPass();
+    const second = await installedPass();
+    expect(first.webServiceURL).toBe(`${BASE}/passkit`);
+    expect(first.authenticationToken.length).toBeGreaterThanOrEqual(32);
+    expect(first.authenticationToken).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(second.authenticationToken).not.toBe(first.authenticationToken);
+    expect(first.pass.opensslVerify().ok).toBe(true);
+    const [row] = await app.services.store.sql.query<Record<string, unknown>>(`select * from passes where serial_number = $1`, [first.serialNumber]);
+    expect(row!.auth_token_hash).toBe(tokenHash(first.authenticationToken));
+    expect(JSON.stringify(row)).not.toContain(first.authenticationToken);
+  });
+
+  it('registers a device: 201, again 200 with one row, 401 without the token or with another pass’s', async () => {
+    const installed = await installedPass();
+    const other = await installedPass();
+    const device = deviceId();
+    const { passTypeIdentifier: type, serialNumber: serial } = installed;
+
+    expect((await register(device, type, serial, undefined)).status).toBe(401);
+    expect((await register(device, type, serial, other.authenticationToken)).status).toBe(401);
+    expect((await register(device, type, serial, `${installed.authenticationToken}x`)).status).toBe(401);
+    expect((await register(device, 'pass.com.other.type', serial, installed.authenticationToken)).status).toBe(401);
+    const unknown = await register(device, type, '00000000-0000-4000-8000-000000000000', installed.authenticationToken);
+    expect(unknown.status).toBe(401);
+    expect((await unknown.json()).code).toBe('unauthorized');
+
+    expect((await register(device, type, serial, installed.authenticationToken)).status).toBe(201);
+    const newToken = pushToken();
+    expect((await register(device, type, serial, installed.authenticationToken, newToken)).status).toBe(200);
+    const rows = await app.services.store.sql.query<{ push_token: string }>(`select push_token from device_registrations where serial_number = $1`, [serial]);
+    expect(rows).toEqual([{ push_token: newToken }]);
+
+    const bad = await app.fetch(`${PASSKIT}/devices/${device}/registrations/${type}/${serial}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `ApplePass ${installed.authenticationToken}` },
+      body: JSON.stringify({ pushToken: 'not hex' }),
+    });
+    expect(bad.status).toBe(400);
+  });
+
+  it('lists the device’s passes: all without a tag, then 204 with the tag; a change lists the pass again, with a newer tag', async () => {
+    const a = await installedPass();
+    const b = await installedPass();
+    const device = deviceId();
+    const type = a.passTypeIdentifier;
+    expect((await list(device, type)).status).toBe(204); // nothing registered yet
+    expect((await register(device, type, a.serialNumber, a.authenticationToken)).status).toBe(201);
+    expect((await register(device, type, b.serialNumber, b.authenticationToken)).status).toBe(201);
+
+    const all = await list(device, type);
+    expect(all.status).toBe(200);
+    const first = (await all.json()) as { serialNumbers: string[]; lastUpdated: string };
+    expect(first.serialNumbers.sort()).toEqual([a.serialNumber, b.serialNumber].sort());
+    expect(first.lastUpdated).toMatch(/^\d+$/);
+    expect((await list(device, type, first.lastUpdated)).status).toBe(204);
+    expect((await list(device, 'pass.com.other.type')).status).toBe(204);
+
+    await voidPass(app.services, b.serialNumber, 'lost');
+    const changed = await list(device, type, first.lastUpdated);
+    expect(changed.status).toBe(200);
+    const second = (await changed.json()) as { serialNumbers: string[]; lastUpdated: string };
+    expect(second.serialNumbers).toEqual([b.serialNumber]);
+    expect(BigInt(second.lastUpdated)).toBeGreaterThan(BigInt(first.lastUpdated));
+    expect((await list(device, type, second.lastUpdated)).status).toBe(204);
+    // A tag this service never handed out counts as none: everything is listed.
+    expect(((await (await list(device, type, 'garbage')).json()) as { serialNumbers: string[] }).serialNumbers).toHaveLength(2);
+  });
+
+  it('serves the latest pass with Last-Modified; 304 for If-Modified-Since at or after it; 401 with a bad token', async () => {
+    const installed = await installedPass();
+    const { passTypeIdentifier: type, serialNumber: serial, authenticationToken: token } = installed;
+    const response = await latest(type, serial, token);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/vnd.apple.pkpass');
+    const lastModified = response.headers.get('last-modified')!;
+    expect(new Date(lastModified).toUTCString()).toBe(lastModified);
+    // The same bytes as the download: nothing changed, nothing was rebuilt.
+    expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(await (await app.fetch(new URL(installed.downloadUrl).pathname + new URL(installed.downloadUrl).search)).arrayBuffer()))).toBe(true);
+
+    expect((await latest(type, serial, token, { 'if-modified-since': lastModified })).status).toBe(304);
+    const later = new Date(Date.parse(lastModified) + 3_600_000).toUTCString();
+    expect((await latest(type, serial, token, { 'if-modified-since': later })).status).toBe(304);
+    const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    expect((await latest(type, serial, token, { 'if-modified-since': earlier })).status).toBe(200);
+    expect((await latest(type, serial, token, { 'if-modified-since': 'not a date' })).status).toBe(200);
+    expect((await latest(type, serial, 'x'.repeat(43))).status).toBe(401);
+    expect((await app.fetch(`${PASSKIT}/passes/${type}/${serial}`)).status).toBe(401);
+  });
+
+  it('rebuilds a changed pass: voided → "voided": true, a new ETag and Last-Modified, the same token; restored → active again; unchanged → the same bytes', async () => {
+    const installed = await installedPass();
+    const { passTypeIdentifier: type, serialNumber: serial, authenticationToken: token } = installed;
+    const downloadPath = new URL(installed.downloadUrl).pathname + new URL(installed.downloadUrl).search;
+    const before = installed.download;
+    const beforeModified = (await latest(type, serial, token)).headers.get('last-modified')!;
+
+    await voidPass(app.services, serial, 'refunded');
+    // The device's copy is older now: If-Modified-Since with its date gets the new file.
+    const fetched = await latest(type, serial, token, { 'if-modified-since': beforeModified });
+    expect(fetched.status).toBe(200);
+    const voided = inspectPkpass(Buffer.from(await fetched.arrayBuffer()));
+    expect(voided.passJson.voided).toBe(true);
+    expect(voided.passJson.authenticationToken).toBe(token);
+    expect(voided.opensslVerify().ok).toBe(true);
+    expect(Date.parse(fetched.headers.get('last-modified')!)).toBeGreaterThan(Date.parse(beforeModified));
+
+    const download = await app.fetch(downloadPath);
+    expect(download.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    expect(download.headers.get('etag')).toBe(fetched.headers.get('etag'));
+    expect(inspectPkpass(Buffer.from(await download.arrayBuffer())).passJson.voided).toBe(true);
+    // Unchanged since: the stored bytes again, and a 304 for the old ETag's successor.
+    expect((await app.fetch(downloadPath, { headers: { 'if-none-match': download.headers.get('etag')! } })).status).toBe(304);
+
+    await restorePass(app.services, serial);
+    const restored = await app.fetch(downloadPath);
+    const restoredPass = inspectPkpass(Buffer.from(await restored.arrayBuffer()));
+    expect(restoredPass.passJson.voided).toBeUndefined();
+    expect(restored.headers.get('etag')).not.toBe(download.headers.get('etag'));
+    expect(restoredPass.opensslVerify().ok).toBe(true);
+  });
+
+  it('says in the scanner check whether the pass is valid now', async () => {
+    const installed = await installedPass();
+    const check = async () => (await app.fetch(`/api/v1/passes/verify?serial=${installed.serialNumber}`)).json();
+    expect(await check()).toMatchObject({ genuine: true, status: 'active', voidReason: null });
+    await voidPass(app.services, installed.serialNumber, 'not_eligible');
+    expect(await check()).toMatchObject({ status: 'voided', voidReason: 'not_eligible' });
+    const page = await app.fetch(`/verify?serial=${installed.serialNumber}`);
+    const html = await page.text();
+    expect(html).toContain('<h1 id="verdict">Voided</h1>');
+    expect(html).not.toMatch(/Genuine pass|valid/i);
+  });
+
+  it('unregisters (200, and again 200) and takes device logs (200)', async () => {
+    const installed = await installedPass();
+    const device = deviceId();
+    const path = `${PASSKIT}/devices/${device}/registrations/${installed.passTypeIdentifier}/${installed.serialNumber}`;
+    expect((await register(device, installed.passTypeIdentifier, installed.serialNumber, installed.authenticationToken)).status).toBe(201);
+    expect((await app.fetch(path, { method: 'DELETE' })).status).toBe(401);
+    expect((await app.fetch(path, { method: 'DELETE', headers: { authorization: `ApplePass ${installed.authenticationToken}` } })).status).toBe(200);
+    expect((await list(device, installed.passTypeIdentifier)).status).toBe(204);
+    expect((await app.fetch(path, { method: 'DELETE', headers: { authorization: `ApplePass ${installed.authenticationToken}` } })).status).toBe(200);
+
+    const log = await app.fetch(`${PASSKIT}/log`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ logs: ['a problem'] }) });
+    expect(log.status).toBe(200);
+    expect((await app.fetch(`${PASSKIT}/log`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"logs": "no"}' })).status).toBe(400);
+  });
+});
