@@ -9,9 +9,9 @@
 // device then finds nothing newer).
 import { enqueue, PermanentJobFailure, registerJobHandler, type JobContext } from '../queue';
 import { enqueueWebhookEvent } from '../webhooks';
+import { PASS_CHANGED_JOB } from './lifecycle';
 import { passContentOf } from './living';
 
-export const PASS_CHANGED_JOB = 'pass.changed';
 export const APNS_PUSH_JOB = 'apns.push';
 export const GOOGLE_OBJECT_SYNC_JOB = 'google.object.sync';
 

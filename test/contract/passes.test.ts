@@ -78,7 +78,7 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
   });
 
   describe('GET /api/v1/passes/verify', () => {
-    it('answers what this service issued under the serial: genuine, wallet, wallet type, claim time, issuer', async () => {
+    it('answers what this service issued under the serial: genuine, valid now, wallet, wallet type, claim time, issuer', async () => {
       const { pass, wallet } = await claimAndDownload(app, 'Trust');
       const serial = pass.passJson.serialNumber as string;
       const response = await app.fetch(`/api/v1/passes/verify?serial=${serial}`);
@@ -87,6 +87,8 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
       const body = await response.json();
       expect(body).toEqual({
         genuine: true,
+        status: 'active',
+        voidReason: null,
         serialNumber: serial,
         publicKey: wallet.publicKey,
         walletType: 'Trust',
