@@ -2,6 +2,9 @@
 // as Wallet would, act as Wallet's web-service client, and void or restore a pass as an operator
 // (the contract's operator API, signed in with a wallet of OPERATOR_WALLETS).
 import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../lib/config';
+import { restorePass, voidPass } from '../../lib/passes/lifecycle';
+import { createServices, type Services } from '../../lib/services';
 import type { ServerProcess } from '../../scripts/support/server-process';
 import { inspectPkpass, type InspectedPass } from '../support/pkpass';
 import { TestWallet } from '../support/wallet';
@@ -90,4 +93,31 @@ export function operatorAction(server: Fetcher, token: string, serialNumber: str
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(action === 'void' ? { reason } : {}),
   });
+}
+
+/**
+ * The service's own lifecycle functions (voidPass, restorePass), run from the test process on the
+ * database the server processes share, as an operator's console or the eligibility re-check would
+ * run them there. Its job worker is stopped at once: every job is left to the servers.
+ */
+export class PassController {
+  private constructor(private readonly services: Services) {}
+
+  static async open(env: Record<string, string>): Promise<PassController> {
+    const services = await createServices(loadConfig({ LOG_LEVEL: 'silent', ...env }));
+    await services.jobs.stop();
+    return new PassController(services);
+  }
+
+  void(serialNumber: string, reason: string) {
+    return voidPass(this.services, serialNumber, reason);
+  }
+
+  restore(serialNumber: string) {
+    return restorePass(this.services, serialNumber);
+  }
+
+  close(): Promise<void> {
+    return this.services.close();
+  }
 }
