@@ -1,13 +1,18 @@
-// The scanner check page in Chromium for a pass an operator voided: red, titled "Voided", with the
-// reason, and nowhere "Genuine pass" or "valid"; the same pass restored shows green again. Runs
-// its own server (OPERATOR_WALLETS names this test's wallet) on a free port.
+// The scanner check page in Chromium for a voided pass: red, titled "Voided", with the reason, and
+// nowhere "Genuine pass" or "valid"; the same pass restored shows green again. Runs its own server
+// on a free port and a scratch database on the machine's PostgreSQL (TEST_DATABASE_URL), where the
+// test voids and restores the pass with the service's own voidPass / restorePass.
 import { createServer } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { ServerProcess } from '../scripts/support/server-process';
 import { PAGE_COLOURS } from '../components/verify/verify-page';
-import { TestWallet } from '../test/support/wallet';
-import { installPass, operatorAction, operatorToken } from '../test/living/support';
+import { createScratchDatabase } from '../scripts/support/scratch-database';
+import { installPass, PassController } from '../test/living/support';
+
+if (!process.env.TEST_DATABASE_URL) {
+  throw new Error('e2e/verify-voided.spec.ts needs PostgreSQL: set TEST_DATABASE_URL=postgres://127.0.0.1:5432/test (as .ci/run does).');
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -24,20 +29,24 @@ const hexToRgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice
 
 test.describe('the /verify page of a voided pass', () => {
   let server: ServerProcess;
-  const operator = new TestWallet();
+  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let passes: PassController;
 
   test.beforeAll(async () => {
+    database = await createScratchDatabase();
     const port = await freePort();
-    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, OPERATOR_WALLETS: operator.publicKey, RATE_LIMIT_PER_MINUTE: '0' });
+    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '0' });
+    passes = await PassController.open({ DATABASE_URL: database.url, DATA_DIR: server.env.DATA_DIR! });
   });
   test.afterAll(async () => {
     await server?.dispose();
+    await passes?.close();
+    await database?.drop();
   });
 
   test('shows a voided pass in red as "Voided", never as genuine and valid; restored, it is genuine again', async ({ page }, info) => {
     const installed = await installPass(server);
-    const bearer = await operatorToken(server, operator);
-    expect((await operatorAction(server, bearer, installed.serialNumber, 'void', 'Ticket refunded')).status).toBe(200);
+    expect((await passes.void(installed.serialNumber, 'Ticket refunded')).changed).toBe(true);
 
     await page.goto(`${server.baseUrl}/verify?serial=${installed.serialNumber}`);
     const verdict = page.locator('section.verdict');
@@ -52,7 +61,7 @@ test.describe('the /verify page of a voided pass', () => {
     await info.attach('voided', { path, contentType: 'image/png' });
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
 
-    expect((await operatorAction(server, bearer, installed.serialNumber, 'restore')).status).toBe(200);
+    expect((await passes.restore(installed.serialNumber)).changed).toBe(true);
     await page.reload();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Genuine pass');
     await expect(verdict).toHaveCSS('background-color', hexToRgb(PAGE_COLOURS.verdicts.genuine));
