@@ -9,7 +9,7 @@ import { restorePass, voidPass } from '@/lib/passes/lifecycle';
 import { tokenHash } from '@/lib/passes/authentication-token';
 import { BACKENDS, TestApp } from '../support/app';
 import { inspectPkpass } from '../support/pkpass';
-import { installPass } from './support';
+import { device, installPass } from './support';
 
 const BASE = 'https://passes.example.com';
 const PASSKIT = '/passkit/v1';
@@ -195,5 +195,42 @@ describe.each(BACKENDS)('the PassKit web service on %s', (backend) => {
     const log = await app.fetch(`${PASSKIT}/log`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ logs: ['a problem'] }) });
     expect(log.status).toBe(200);
     expect((await app.fetch(`${PASSKIT}/log`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"logs": "no"}' })).status).toBe(400);
+  });
+});
+
+describe('device webhook events', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await TestApp.open('pglite', {
+      PUBLIC_BASE_URL: BASE,
+      APNS_URL: 'https://127.0.0.1:9',
+      // Deliveries fail (nothing listens there) and wait for their retry: the queued events are what is checked.
+      WEBHOOK_URL: 'http://127.0.0.1:9/hooks',
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+    });
+  });
+  afterAll(() => app.close());
+
+  const events = (type: string, serial: string) =>
+    app.services.store.sql.query<{ data: Record<string, string> }>(
+      `select payload->'data' as data from jobs where kind = 'webhook' and payload->>'type' = $1 and payload->'data'->>'serialNumber' = $2`,
+      [type, serial],
+    );
+
+  it('enqueues device.registered once per new registration and device.unregistered when one is removed, never with the download id', async () => {
+    const installed = await installPass(app);
+    const phone = device(app, installed);
+    expect((await phone.register(randomBytes(32).toString('hex'))).status).toBe(201);
+    expect((await phone.register(randomBytes(32).toString('hex'))).status).toBe(200);
+    const registered = await events('device.registered', installed.serialNumber);
+    expect(registered.map((e) => e.data)).toEqual([
+      { serialNumber: installed.serialNumber, publicKey: installed.wallet.publicKey, walletType: 'Generic', deviceLibraryIdentifier: phone.deviceId },
+    ]);
+    expect((await phone.unregister()).status).toBe(200);
+    expect((await phone.unregister()).status).toBe(200);
+    expect((await events('device.unregistered', installed.serialNumber)).map((e) => e.data.deviceLibraryIdentifier)).toEqual([phone.deviceId]);
+    const passId = new URL(installed.downloadPath, BASE).searchParams.get('pass')!;
+    const [{ count }] = (await app.services.store.sql.query<{ count: number }>(`select count(*)::int as count from jobs where payload::text like $1`, [`%${passId}%`])) as [{ count: number }];
+    expect(count).toBe(0);
   });
 });
