@@ -31,8 +31,14 @@ const MAX_BATCH = 64;
 type RedeemParams = { nonceHash: string; publicKey: string; exactText?: string; now: Date; newPass: NewPass };
 type RedeemOutcome = { used: boolean; created: boolean };
 
-/** Rows deleted per statement when purging, so a large backlog never holds locks for long. */
-const PURGE_BATCH = 5000;
+/**
+ * Rows deleted per purge statement. PGlite runs each statement on the event loop's thread, so a
+ * statement is a pause for every request: 5,000 expired messages took 415 ms there, 1,000 took
+ * 68 ms (docs/benchmarks.md, "The stall"). 500 bounds the pause to tens of milliseconds; the
+ * requests queued meanwhile run between two purge statements. On PostgreSQL the batch only
+ * bounds how long locks are held.
+ */
+const PURGE_BATCH = { pglite: 500, postgres: 5000 } as const;
 
 export class Store {
   private readonly availability: DatabaseAvailability;
@@ -214,10 +220,10 @@ export class Store {
              ) returning 1
            )
            select count(*)::int as deleted from gone`,
-          [before.toISOString(), PURGE_BATCH],
+          [before.toISOString(), PURGE_BATCH[this.database.kind]],
         )) as [{ deleted: number }];
         total += deleted;
-        if (deleted < PURGE_BATCH) return total;
+        if (deleted < PURGE_BATCH[this.database.kind]) return total;
       }
     });
   }
