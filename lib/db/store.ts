@@ -7,10 +7,13 @@ import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
 import type { Database } from './client';
+
+/** One parameterized statement: what the storage modules need of a database. */
+export type Queryable = Pick<Database, 'query'>;
 import type { PassRow, SignInMessageRow } from './schema';
 
-export type NewMessage = Omit<SignInMessageRow, 'usedAt'>;
-export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag'>;
+export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
+export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag' | 'status' | 'voidReason' | 'updatedAt'>;
 /** A pass without its file bytes. */
 export type PassInfo = NewPass;
 export type PassWithFile = PassRow;
@@ -72,6 +75,14 @@ export class Store {
   get kind() {
     return this.database.kind;
   }
+
+  /**
+   * The database behind this store's availability guard, for the modules that keep their own
+   * statements (lib/db/operators.ts, lib/queue, lib/webhooks): the same 503 rules as the claim's.
+   */
+  readonly sql: Queryable = {
+    query: <Row>(text: string, params?: unknown[]) => this.guard(() => this.database.query<Row>(text, params)),
+  };
 
   /** Concurrent health checks share one `select 1`. */
   ping(): Promise<void> {
@@ -143,11 +154,12 @@ export class Store {
          update sign_in_messages m set used_at = i.at
          from input i
          where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
            and (i.exact_text is null or m.message = i.exact_text)
          returning m.nonce_hash
        ), created as (
-         insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at)
-         select i.serial_number, i.download_id, i.download_id_hash, i.public_key, i.wallet_type, i.at
+         insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+         select i.serial_number, i.download_id, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
          from input i join used u on u.nonce_hash = i.nonce_hash
          on conflict (public_key) do nothing
          returning serial_number
