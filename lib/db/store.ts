@@ -7,6 +7,7 @@ import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
 import type { Database } from './client';
+import type { JobInput } from '../queue';
 
 /** One parameterized statement: what the storage modules need of a database. */
 export type Queryable = Pick<Database, 'query'>;
@@ -31,7 +32,15 @@ const asDate = (value: Date | string): Date => (value instanceof Date ? value : 
 /** Most inits, claims or pings in one statement: enough to absorb a burst, small enough to stay quick. */
 const MAX_BATCH = 64;
 
-type RedeemParams = { nonceHash: string; publicKey: string; exactText?: string; now: Date; newPass: NewPass };
+type RedeemParams = {
+  nonceHash: string;
+  publicKey: string;
+  exactText?: string;
+  now: Date;
+  newPass: NewPass;
+  /** A job to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
+  onCreated?: JobInput;
+};
 type RedeemOutcome = { used: boolean; created: boolean };
 
 /**
@@ -148,8 +157,8 @@ export class Store {
   private async redeemMessages(claims: RedeemParams[]): Promise<RedeemOutcome[]> {
     const rows = await this.database.query<{ used: boolean; created: boolean }>(
       `with input as (
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
-           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id, download_id_hash, wallet_type, position)
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id, download_id_hash, wallet_type, job, position)
        ), used as (
          update sign_in_messages m set used_at = i.at
          from input i
@@ -163,6 +172,11 @@ export class Store {
          from input i join used u on u.nonce_hash = i.nonce_hash
          on conflict (public_key) do nothing
          returning serial_number
+       ), announced as (
+         insert into jobs (kind, payload, run_at)
+         select i.job::jsonb->>'kind', i.job::jsonb->'payload', i.at
+         from input i join created c on c.serial_number = i.serial_number
+         where i.job is not null
        )
        select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
               exists (select 1 from created c where c.serial_number = i.serial_number) as created
@@ -176,6 +190,7 @@ export class Store {
         claims.map((c) => c.newPass.downloadId),
         claims.map((c) => c.newPass.downloadIdHash),
         claims.map((c) => c.newPass.walletType),
+        claims.map((c) => (c.onCreated ? JSON.stringify(c.onCreated) : null)),
       ],
     );
     return rows.map((row) => ({ used: row.used, created: row.created }));
