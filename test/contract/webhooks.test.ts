@@ -3,16 +3,13 @@
 // body {type, timestamp, data} without a download id; a receiver that fails is retried until it
 // accepts, and gets the event exactly once; the deliveries are visible to operators and can be
 // retried. Restarts and two instances: test/scale/webhooks.test.ts.
-import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, sleep } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
-import { WebhookReceiver, type ReceivedWebhook } from '../support/stand-ins/webhook-receiver';
+import { newWebhookSecret, WebhookReceiver, type ReceivedWebhook } from '../support/stand-ins/webhook-receiver';
 
 type Json = Record<string, any>;
-
-export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 describe.each(BACKENDS)('webhooks on %s', (backend) => {
   const secret = newWebhookSecret();

@@ -5,8 +5,12 @@
 // Use: `const receiver = await WebhookReceiver.start()`, point WEBHOOK_URL at `receiver.url`,
 // `receiver.answer = () => 503` to fail, read `receiver.requests` / `receiver.accepted()`,
 // `await receiver.close()`.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** A WEBHOOK_SECRET in the Standard Webhooks form: whsec_ and the base64 of 32 random bytes. */
+export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 export type ReceivedWebhook = {
   headers: IncomingHttpHeaders;
@@ -21,6 +25,8 @@ export class WebhookReceiver {
   readonly requests: ReceivedWebhook[] = [];
   /** The status to answer a request with; 200 unless the test says otherwise. */
   answer: (request: { headers: IncomingHttpHeaders; body: string }) => number = () => 200;
+  /** How long to take over each answer: a slow receiver widens the window for duplicates. */
+  delayMs = 0;
 
   private constructor(
     private readonly server: Server,
@@ -36,7 +42,7 @@ export class WebhookReceiver {
         const body = Buffer.concat(chunks).toString('utf8');
         const status = receiver!.answer({ headers: req.headers, body });
         receiver!.requests.push({ headers: req.headers, body, status, at: Date.now() });
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+        setTimeout(() => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now'), receiver!.delayMs);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
