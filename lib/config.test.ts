@@ -169,6 +169,9 @@ describe('loadConfig', () => {
       [{ APNS_URL: 'http://api.push.apple.com' }, 'APNS_URL: must be an https:// origin'],
       [{ APNS_URL: 'https://api.push.apple.com/3/device' }, 'APNS_URL: must be an https:// origin'],
       [{ SOLANA_RPC_URL: 'wss://rpc.example.com' }, 'SOLANA_RPC_URL: must be an http:// or https:// URL'],
+      [{ PASSKIT_TOKEN_KEY: 'c2hvcnQ=' }, 'PASSKIT_TOKEN_KEY: must be base64 of at least 32 random bytes'],
+      [{ PASSKIT_TOKEN_KEY: 'not base64 at all!' }, 'PASSKIT_TOKEN_KEY: must be base64'],
+      [{ GOOGLE_WALLET_API_URL: 'https://walletobjects.googleapis.com/walletobjects/v1' }, 'GOOGLE_WALLET_API_URL: must be an http:// or https:// origin'],
       [{ ELIGIBILITY_RECHECK_SECONDS: '-1' }, 'ELIGIBILITY_RECHECK_SECONDS'],
       [{ ELIGIBILITY_RECHECK_SECONDS: '1.5' }, 'ELIGIBILITY_RECHECK_SECONDS'],
       [{ ELIGIBILITY_RECHECK_SECONDS: '604801' }, 'ELIGIBILITY_RECHECK_SECONDS: must be at most 604800'],
@@ -201,6 +204,14 @@ describe('loadConfig', () => {
       const config = loadConfig({ APNS_URL: 'https://127.0.0.1:4433/', SOLANA_RPC_URL: 'https://rpc.example.com/v1?api-key=abc' });
       expect(config.apnsUrl).toBe('https://127.0.0.1:4433');
       expect(config.solanaRpcUrl).toBe('https://rpc.example.com/v1?api-key=abc');
+    });
+
+    it('reads PASSKIT_TOKEN_KEY as key bytes, never echoing it, and GOOGLE_WALLET_API_URL as an origin', () => {
+      const key = Buffer.alloc(32, 7);
+      expect(loadConfig({ PASSKIT_TOKEN_KEY: key.toString('base64') }).passkitTokenKey).toEqual(key);
+      expect(loadConfig({ PASSKIT_TOKEN_KEY: key.toString('base64url') }).passkitTokenKey).toEqual(key);
+      expect(loadConfig({}).passkitTokenKey).toBeUndefined();
+      expect(failureOf({ PASSKIT_TOKEN_KEY: 'c2VjcmV0LXNob3J0' })).not.toContain('c2VjcmV0LXNob3J0');
     });
 
     it('reads ELIGIBILITY_RECHECK_SECONDS, 0 turning re-checks off', () => {
