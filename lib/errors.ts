@@ -24,6 +24,11 @@ export const PROBLEMS = {
     title: 'Signature invalid',
     when: 'The signature does not verify for this message and public key (signed by another key, over other bytes, or not canonical).',
   },
+  not_eligible: {
+    status: 403,
+    title: 'Not eligible',
+    when: 'The wallet does not meet the claim policy (CLAIM_POLICY) of this service. `detail` says, in plain words, which requirement is missing; an allowlist is never shown.',
+  },
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id.' },
   google_wallet_not_configured: {
     status: 404,
@@ -55,7 +60,7 @@ export const PROBLEMS = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: 'The database does not answer, or this instance is shutting down. Nothing was half-written; retry shortly.',
+    when: 'The database does not answer, the Solana RPC that eligibility is checked against does not answer in time, or this instance is shutting down. Nothing was half-written; retry shortly.',
   },
   internal_error: {
     status: 500,

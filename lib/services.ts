@@ -3,6 +3,8 @@
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
+import { createChainReader } from './eligibility/chain';
+import { EligibilityChecker } from './eligibility/checker';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
@@ -19,6 +21,8 @@ export type Services = {
   issuer: PassIssuer;
   /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
   google?: GoogleWallet;
+  /** Set when CLAIM_POLICY is: who may claim. */
+  eligibility?: EligibilityChecker;
   close(): Promise<void>;
 };
 
@@ -79,6 +83,13 @@ export async function createServices(config: Config): Promise<Services> {
     );
   }
 
+  const eligibility = config.claimPolicy
+    ? new EligibilityChecker(config.claimPolicy, config.solanaRpcUrl ? createChainReader(config.solanaRpcUrl) : undefined, {
+        cacheSeconds: config.eligibilityCacheSeconds,
+        timeoutMs: config.solanaRpcTimeoutMs,
+      })
+    : undefined;
+
   return {
     config,
     log,
@@ -93,6 +104,7 @@ export async function createServices(config: Config): Promise<Services> {
       chainId: config.chainId,
     },
     google,
+    eligibility,
     async close() {
       clearInterval(purgeTimer);
       await limiter.close();

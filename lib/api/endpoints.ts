@@ -47,7 +47,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: {
       200: { description: 'The message to sign, and its fields.', json: initResponseSchema, example: EXAMPLE_INIT_RESPONSE, headers: ['Cache-Control'] },
     },
-    problems: ['invalid_request'],
+    problems: ['invalid_request', 'not_eligible'],
     handle: async ({ query }, { services }) => ({ json: await issueMessage(services, query.publicKey) }),
   }),
   endpoint({
@@ -64,7 +64,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       200: { description: 'The wallet already had a pass: its URL (the same every time). The message is used up.', json: claimResponseSchema, example: EXAMPLE_CLAIM_RESPONSE },
       201: { description: 'A pass was created for the wallet.', json: claimResponseSchema, example: EXAMPLE_CLAIM_RESPONSE },
     },
-    problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
+    problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'not_eligible', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
     handle: async ({ body }, { services }) => {
       const { created, downloadUrl } = await claimWalletPass(services, body);
       return { status: created ? 201 : 200, json: { downloadUrl } };

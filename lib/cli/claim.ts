@@ -39,6 +39,7 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   service_unavailable: 19,
   internal_error: 20,
   google_wallet_not_configured: 21,
+  not_eligible: 30,
 };
 
 type Output = { stdout: (line: string) => void; stderr: (line: string) => void };
