@@ -83,6 +83,8 @@ export class SolanaRpcStandIn {
   readonly svm = new LiteSVM();
   /** The methods called, in order (each entry of a batch counts). */
   readonly calls: string[] = [];
+  /** HTTP requests received (answered or not). */
+  requests = 0;
   outage: Outage = null;
   delayMs = 0;
   private readonly sockets = new Set<Socket>();
@@ -246,6 +248,7 @@ export class SolanaRpcStandIn {
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    this.requests++;
     if (this.outage === 'hang') return; // never answered; the socket is destroyed at close()
     if (this.outage === 'refuse') return void request.socket.destroy();
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
