@@ -206,6 +206,8 @@ const envSchema = z.object({
   SOLANA_RPC_TIMEOUT_MS: integer(100, 60_000).default(5000),
   // How long a wallet that qualified is taken to still qualify (docs/eligibility.md says why that is safe).
   ELIGIBILITY_CACHE_SECONDS: integer(0, 3600).default(30),
+  // Internal, for tests: the first retry delay of the job queue (webhook deliveries, pushes).
+  JOB_RETRY_BASE_MS: integer(10, 3_600_000).default(10_000),
 });
 
 export type AppleSigning = {
@@ -257,6 +259,8 @@ export type Config = {
   solanaRpcTimeoutMs: number;
   /** How long a positive eligibility answer is reused; 0: never. */
   eligibilityCacheSeconds: number;
+  /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
+  jobRetryBaseMs: number;
 };
 
 type Env = Record<string, string | undefined>;
@@ -305,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
     eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
     solanaRpcTimeoutMs: e.SOLANA_RPC_TIMEOUT_MS,
     eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
+    jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
   };
 }
 
