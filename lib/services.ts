@@ -5,6 +5,7 @@ import { openDatabase } from './db/client';
 import { Store } from './db/store';
 import { createChainReader } from './eligibility/chain';
 import { EligibilityChecker } from './eligibility/checker';
+import { startRechecks } from './eligibility/recheck';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
@@ -113,6 +114,7 @@ export async function createServices(config: Config): Promise<Services> {
     jobs: undefined as unknown as JobWorker,
     async close() {
       clearInterval(purgeTimer);
+      await stopRechecks();
       // First, so no job starts against a closing store; jobs under way finish or are handed back.
       await services.jobs.stop();
       await limiter.close();
@@ -122,5 +124,6 @@ export async function createServices(config: Config): Promise<Services> {
   // The worker's handlers get the services, so it is made once they exist.
   services.jobs = new JobWorker(services, store.sql, { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: config.jobRetryBaseMs });
   services.jobs.start();
+  const stopRechecks = startRechecks(services);
   return services;
 }
