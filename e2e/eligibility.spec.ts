@@ -22,8 +22,9 @@ test.describe('a service with an allow list', () => {
   let server: TestServer;
 
   test.beforeAll(async () => {
+    test.setTimeout(150_000);
     server = new TestServer({ port: await freePort(), env: { CLAIM_POLICY: JSON.stringify({ allow: [invited.address] }) } });
-    await server.start();
+    await server.start(120_000);
   });
   test.afterAll(async () => server?.dispose());
 

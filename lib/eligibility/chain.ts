@@ -2,6 +2,7 @@
 // (SOLANA_RPC_URL) with @solana/kit's RPC client: token balances, the NFTs a wallet holds, and the
 // verified collection of each NFT. Every call runs under one deadline per check (retries
 // included); an RPC that fails or does not answer in time is a ChainUnavailable, never a "no".
+import { setMaxListeners } from 'node:events';
 import { getMetadataAccountDataSerializer } from '@metaplex-foundation/mpl-token-metadata';
 import {
   address,
@@ -33,7 +34,10 @@ export class ChainUnavailable extends Error {
 export type Deadline = { signal: AbortSignal; at: number };
 
 export function deadlineIn(ms: number): Deadline {
-  return { signal: AbortSignal.timeout(ms), at: Date.now() + ms };
+  const signal = AbortSignal.timeout(ms);
+  // A round's many concurrent requests all listen to one deadline: not a leak.
+  setMaxListeners(0, signal);
+  return { signal, at: Date.now() + ms };
 }
 
 export type ChainReader = {
