@@ -6,6 +6,8 @@
 // two-line file under app/ (so that `next dev` serves it too).
 import { z } from 'zod';
 import { renderVerifyPage, type VerifyOutcome } from '../../components/verify/verify-page';
+import { eligibilityStatus } from '../eligibility/recheck';
+import { eligibilityStatusSchema } from '../eligibility/schemas';
 import { claimWalletPass, getGoogleSaveUrl, getPassFile, issueMessage, verifyPass } from '../claims';
 import { checkHealth } from '../health';
 import { createApiKey, deleteApiKey, getApiKeys } from '../operators/api-keys';
@@ -443,6 +445,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: { description: 'The delivery, due now.', json: deliverySchema } },
     problems: ['delivery_not_found'],
     handle: async ({ params }, { services }) => ({ json: deliveryJson(await retryWebhookDelivery(services, params.id)) }),
+  }),
+  // --- Who may claim (CLAIM_POLICY): what the console shows -------------------------------------
+  endpoint({
+    method: 'GET',
+    path: '/api/v1/operator/eligibility',
+    operationId: 'operatorEligibility',
+    tag: 'Operators',
+    summary: 'Claim policy and re-checks',
+    description:
+      'The claim policy (CLAIM_POLICY) as rules, each allowlist given only as how many addresses it holds, and the last re-check round: when it ran, how many passes it checked, voided (reason `not_eligible`) and restored, and why it stopped if the Solana RPC did not answer. Re-checks run every ELIGIBILITY_RECHECK_SECONDS on one instance at a time.',
+    auth: 'operator',
+    responses: { 200: { description: 'The policy and the last round.', json: eligibilityStatusSchema } },
+    problems: [],
+    handle: async (_, { services }) => ({ json: await eligibilityStatus(services) }),
   }),
 ];
 
