@@ -125,11 +125,13 @@ describe('eligibility re-check rounds', () => {
     const wallet = new TestWallet();
     const invited = new TestWallet().publicKey;
     await rpc.mintTo(mint, wallet.publicKey, 1n);
+    const operator = new TestWallet();
     const app = await TestApp.open('pglite', {
       CLAIM_POLICY: JSON.stringify({ any: [{ allow: [invited] }, { token: { mint, minAmount: '1' } }] }),
       SOLANA_RPC_URL: rpc.url,
       SOLANA_RPC_TIMEOUT_MS: '500',
       ELIGIBILITY_RECHECK_SECONDS: '0',
+      OPERATOR_WALLETS: operator.publicKey,
     });
     try {
       const serial = await claimPass(app, wallet);
@@ -142,6 +144,22 @@ describe('eligibility re-check rounds', () => {
       const status = await eligibilityStatus(app.services);
       expect(status.policy).toEqual({ kind: 'any', rules: [{ kind: 'allow', source: 'inline', addresses: 1 }, { kind: 'token', mint, minAmount: '1' }] });
       expect(JSON.stringify(status)).not.toContain(invited);
+
+      // The same through the operator API: signed in, and refused without a token.
+      const init = (await (await app.fetch(`/api/v1/operator/sessions/init?publicKey=${operator.publicKey}`)).json()) as { message: string };
+      const session = await app.fetch('/api/v1/operator/sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: init.message, signature: operator.sign(init.message), publicKey: operator.publicKey }),
+      });
+      const { token } = (await session.json()) as { token: string };
+      const answer = await app.fetch('/api/v1/operator/eligibility', { headers: { authorization: `Bearer ${token}` } });
+      expect(answer.status).toBe(200);
+      const body = (await answer.json()) as { policy: unknown; lastRound: { error: string; voided: number } };
+      expect(body.policy).toEqual(status.policy);
+      expect(body.lastRound).toMatchObject({ voided: 0, error: expect.stringMatching(/^stopped: /) });
+      expect(JSON.stringify(body)).not.toContain(invited);
+      expect((await app.fetch('/api/v1/operator/eligibility')).status).toBe(401);
     } finally {
       rpc.outage = null;
       await app.close();
