@@ -364,7 +364,7 @@ type GatedRow = { run: string; init: Omit<Row, 'run' | 'endpoint'>; claim: Omit<
 
 /** init and claim on the embedded database, with `env` (a policy, or none). */
 async function benchClaimsWith(run: string, port: number, env: Record<string, string>, wallets: Wallets, rpcRequests?: () => number): Promise<GatedRow> {
-  const server = await ServerProcess.start(port, { RATE_LIMIT_PER_MINUTE: '0', ...env }, { runner: 'server' });
+  const server = await ServerProcess.start(port, { RATE_LIMIT_PER_MINUTE: '0', ...env }, { runner: 'server', timeoutMs: 180_000 });
   try {
     progress(`${run}: warming up`);
     const warm: Issued[] = [];
