@@ -56,7 +56,10 @@ export class EligibilityChecker {
     }
     const verdicts = new Map<string, Verdict>();
     await pool(wallets, BATCH_CONCURRENCY, async (wallet) => {
-      verdicts.set(wallet, await this.evaluate(wallet, facts));
+      const verdict = await this.evaluate(wallet, facts);
+      // A wallet found no longer eligible stops being let in on this instance's cached "yes".
+      if (!verdict.eligible) this.cache.delete(wallet);
+      verdicts.set(wallet, verdict);
     });
     return verdicts;
   }

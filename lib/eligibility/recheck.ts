@@ -40,7 +40,10 @@ const INSTANCE = randomUUID();
  * `intervalSeconds`). Resolves with the round's record, or `{ran: false}` when another instance
  * has it or it is not due.
  */
-export async function runRecheckRound(services: Services, options: { intervalSeconds?: number; holder?: string } = {}): Promise<RoundOutcome> {
+export async function runRecheckRound(
+  services: Services,
+  options: { intervalSeconds?: number; holder?: string; signal?: AbortSignal } = {},
+): Promise<RoundOutcome> {
   const checker = services.eligibility;
   if (!checker) return { ran: false };
   const db = services.store.sql;
@@ -55,6 +58,10 @@ export async function runRecheckRound(services: Services, options: { intervalSec
   try {
     let after = '';
     for (;;) {
+      if (options.signal?.aborted) {
+        counts.error = 'stopped: the instance is shutting down';
+        break;
+      }
       const page = await passesToRecheck(db, after, RECHECK_PAGE);
       if (page.length === 0) break;
       after = page[page.length - 1]!.serialNumber;
@@ -100,17 +107,18 @@ export function startRechecks(services: Services): () => Promise<void> {
   const seconds = services.config.eligibilityRecheckSeconds;
   if (!services.eligibility || seconds <= 0) return async () => {};
   let running: Promise<unknown> | undefined;
-  let stopped = false;
+  const stopping = new AbortController();
   const tick = () => {
-    if (running || stopped) return;
-    running = runRecheckRound(services)
+    if (running || stopping.signal.aborted) return;
+    running = runRecheckRound(services, { signal: stopping.signal })
       .catch((error: unknown) => services.log.warn({ event: 'eligibility_round_not_started', err: (error as Error).message }, 'could not start an eligibility re-check round'))
       .finally(() => (running = undefined));
   };
   const timer = setInterval(tick, Math.min(seconds, MAX_TICK_SECONDS) * 1000);
   timer.unref();
   return async () => {
-    stopped = true;
+    // A round under way stops after its current page (at most one check's deadline away).
+    stopping.abort();
     clearInterval(timer);
     await running;
   };
