@@ -226,7 +226,9 @@ describe('eligibility re-check rounds', () => {
       expect(rounds.length).toBeGreaterThanOrEqual(2);
       expect(rounds.length).toBeLessThanOrEqual(5);
       for (const [index, round] of rounds.entries()) {
-        expect(round).toMatchObject({ checked: 5, voided: 0, error: null });
+        // The round under way when the services closed stops early, saying so; every other went through.
+        if (index === rounds.length - 1 && round.error) expect(round).toMatchObject({ voided: 0, error: 'stopped: the instance is shutting down' });
+        else expect(round).toMatchObject({ checked: 5, voided: 0, error: null });
         const previous = rounds[index - 1];
         if (previous) expect(round.startedAt.getTime()).toBeGreaterThanOrEqual(previous.finishedAt!.getTime());
       }
