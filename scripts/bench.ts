@@ -12,8 +12,7 @@
 // server (server.ts: the API straight from the endpoint table) and through `next start`'s route
 // handlers (the same table behind Next.js's router), the "before" of serving the API directly.
 import { createPrivateKey, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -320,50 +319,24 @@ const GATED_CLAIMS = SHORT ? 1_000 : 10_000;
 /** The mint of the benchmark's token rule (any address: the local RPC answers for it). */
 const GATED_MINT = 'So11111111111111111111111111111111111111112';
 
-/**
- * A minimal Solana JSON-RPC: getTokenAccountsByOwner (jsonParsed), answered after `delayMs`, with
- * one account holding 1 token for the wallets in `holders` and none for others. Counts requests.
- */
-async function startBenchRpc(delayMs: number, holders: Set<string>) {
-  let requests = 0;
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      requests++;
-      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown; method: string; params: [string, { mint: string }] };
-      const [owner, { mint }] = call.params;
-      const account = {
-        pubkey: owner,
-        account: {
-          executable: false,
-          lamports: 2039280,
-          owner: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-          rentEpoch: 0,
-          space: 165,
-          data: {
-            program: 'spl-token',
-            parsed: { type: 'account', info: { isNative: false, mint, owner, state: 'initialized', tokenAmount: { amount: '1', decimals: 0, uiAmount: 1, uiAmountString: '1' } } },
-            space: 165,
-          },
-        },
-      };
-      const result = { context: { slot: 1 }, value: holders.has(owner) ? [account] : [] };
-      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result })), delayMs);
-    });
+/** The local RPC (scripts/support/bench-rpc.ts) in a process of its own; `calls()` asks it how many it answered. */
+async function startBenchRpc(delayMs: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('scripts', 'support', 'bench-rpc.ts'), String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests: () => requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url,
+    calls: async () => Number(await (await fetch(url)).text()),
+    close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))),
   };
 }
 
 type GatedRow = { run: string; init: Omit<Row, 'run' | 'endpoint'>; claim: Omit<Row, 'run' | 'endpoint'>; rpcPerFlow?: number; rpcPerClaim?: number };
 
 /** init and claim on the embedded database, with `env` (a policy, or none). */
-async function benchClaimsWith(run: string, port: number, env: Record<string, string>, wallets: Wallets, rpcRequests?: () => number): Promise<GatedRow> {
+async function benchClaimsWith(run: string, port: number, env: Record<string, string>, wallets: Wallets, rpcCalls?: () => Promise<number>): Promise<GatedRow> {
   const server = await ServerProcess.start(port, { RATE_LIMIT_PER_MINUTE: '0', ...env }, { runner: 'server', timeoutMs: 180_000 });
   try {
     progress(`${run}: warming up`);
@@ -372,21 +345,21 @@ async function benchClaimsWith(run: string, port: number, env: Record<string, st
     await claimAll(server, signAll(wallets, warm), []);
     progress(`${run}: init`);
     const issued: Issued[] = [];
-    const rpcBeforeInit = rpcRequests?.() ?? 0;
+    const rpcBeforeInit = (await rpcCalls?.()) ?? 0;
     const init = await drive(server, initLoad(wallets, issued));
-    const rpcForInits = (rpcRequests?.() ?? 0) - rpcBeforeInit;
+    const rpcForInits = ((await rpcCalls?.()) ?? 0) - rpcBeforeInit;
     const inits = init.requests;
     await issueUntil(server, wallets, issued, GATED_CLAIMS);
     const bodies = signAll(wallets, issued.slice(0, GATED_CLAIMS));
     progress(`${run}: claim`);
-    const rpcBeforeClaims = rpcRequests?.() ?? 0;
+    const rpcBeforeClaims = (await rpcCalls?.()) ?? 0;
     const claim = await drive(server, { ...claimLoad(bodies, []), amount: bodies.length });
-    const rpcForClaims = (rpcRequests?.() ?? 0) - rpcBeforeClaims;
+    const rpcForClaims = ((await rpcCalls?.()) ?? 0) - rpcBeforeClaims;
     return {
       run,
       init,
       claim,
-      ...(rpcRequests ? { rpcPerClaim: rpcForClaims / Math.max(1, claim.requests), rpcPerFlow: rpcForInits / Math.max(1, inits) + rpcForClaims / Math.max(1, claim.requests) } : {}),
+      ...(rpcCalls ? { rpcPerClaim: rpcForClaims / Math.max(1, claim.requests), rpcPerFlow: rpcForInits / Math.max(1, inits) + rpcForClaims / Math.max(1, claim.requests) } : {}),
     };
   } finally {
     await server.stop();
@@ -396,16 +369,14 @@ async function benchClaimsWith(run: string, port: number, env: Record<string, st
 
 async function benchGated(): Promise<void> {
   const wallets = new Wallets();
-  wallets.grow(GATED_CLAIMS * 3 + 5_000);
-  const holders = new Set(wallets.publicKeys);
-  const rpc = await startBenchRpc(RPC_DELAY_MS, holders);
+  const rpc = await startBenchRpc(RPC_DELAY_MS);
   try {
     const rows = [
       await benchClaimsWith('no policy', PORT, {}, wallets),
       await benchClaimsWith(`token policy, RPC ${RPC_DELAY_MS} ms`, PORT + 2, {
         CLAIM_POLICY: JSON.stringify({ token: { mint: GATED_MINT, minAmount: '1' } }),
         SOLANA_RPC_URL: rpc.url,
-      }, wallets, rpc.requests),
+      }, wallets, rpc.calls),
     ];
     console.log(`\nwallet-pass-claim gated benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`);
     console.log(`embedded database, ${CONNECTIONS} connections, ${PHASE_SECONDS} s per phase, ${GATED_CLAIMS} claims, rate limiting off; ELIGIBILITY_CACHE_SECONDS default (30)\n`);
