@@ -3,6 +3,7 @@
 // a value or throws an AppError with a code.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
+import { requireEligible } from './eligibility/gate';
 import { AppError } from './errors';
 import { redact } from './log';
 import { currentPassFile, googleSaveLink } from './passes/living';
@@ -27,6 +28,8 @@ export type IssuedMessage = SignInFields & { message: string };
 
 export async function issueMessage(services: Services, publicKey: string): Promise<IssuedMessage> {
   const { config, store } = services;
+  // Before anything is stored: a wallet that may not claim gets nothing to sign.
+  if (services.eligibility) await requireEligible(services, publicKey);
   const fields = buildSignInFields(
     {
       domain: config.domain,
@@ -68,6 +71,9 @@ export async function claimWalletPass(services: Services, claim: ClaimBody): Pro
 
   // Verified once: the fast path needs the answer first, the full path reports it in its turn.
   const signed = verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey) !== null;
+  // Checked again once the key holder is known, before the message is used or a pass written:
+  // holdings may have changed since init. Without a policy this is one property read.
+  if (signed && services.eligibility) await requireEligible(services, claim.publicKey);
   if (signed) {
     const outcome = await redeem(services, { ...redemption, exactText: claim.message });
     if (outcome) return outcome;

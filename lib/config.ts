@@ -235,6 +235,10 @@ const envSchema = z.object({
   CLAIM_POLICY: z.string().optional(),
   // At most a week: Node timers overflow past 24.8 days, and a slower re-check is no re-check.
   ELIGIBILITY_RECHECK_SECONDS: integer(0, 7 * 24 * 3600).default(3600),
+  // One eligibility check's whole budget against the RPC, retries included: past it, 503.
+  SOLANA_RPC_TIMEOUT_MS: integer(100, 60_000).default(5000),
+  // How long a wallet that qualified is taken to still qualify (docs/eligibility.md says why that is safe).
+  ELIGIBILITY_CACHE_SECONDS: integer(0, 3600).default(30),
   // Internal, for tests: the first retry delay of the job queue (webhook deliveries, pushes).
   JOB_RETRY_BASE_MS: integer(10, 3_600_000).default(10_000),
 });
@@ -286,6 +290,10 @@ export type Config = {
   claimPolicy?: ClaimPolicy;
   /** How often passes are checked again against the policy; 0: never. */
   eligibilityRecheckSeconds: number;
+  /** The budget of one eligibility check against the RPC, retries included. */
+  solanaRpcTimeoutMs: number;
+  /** How long a positive eligibility answer is reused; 0: never. */
+  eligibilityCacheSeconds: number;
   /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
   jobRetryBaseMs: number;
 };
@@ -335,6 +343,8 @@ export function loadConfig(env: Env = process.env): Config {
     solanaRpcUrl: e.SOLANA_RPC_URL,
     claimPolicy: claimPolicy(e),
     eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
+    solanaRpcTimeoutMs: e.SOLANA_RPC_TIMEOUT_MS,
+    eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
   };
 }

@@ -34,6 +34,11 @@ export const PROBLEMS = {
     title: 'Forbidden',
     when: 'The signed-in wallet is not in OPERATOR_WALLETS (any more), or a request carrying the session cookie came from another site (the CSRF check), or a credential was used where it cannot be.',
   },
+  not_eligible: {
+    status: 403,
+    title: 'Not eligible',
+    when: 'The wallet does not meet the claim policy (CLAIM_POLICY) of this service. `detail` says, in plain words, which requirement is missing; an allowlist is never shown.',
+  },
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id (or, for operators, this serial number).' },
   api_key_not_found: { status: 404, title: 'API key not found', when: 'No operator API key has this id.' },
   delivery_not_found: { status: 404, title: 'Delivery not found', when: 'No webhook delivery has this id.' },
@@ -67,7 +72,7 @@ export const PROBLEMS = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: 'The database does not answer, or this instance is shutting down. Nothing was half-written; retry shortly.',
+    when: 'The database does not answer, the Solana RPC that eligibility is checked against does not answer in time, or this instance is shutting down. Nothing was half-written; retry shortly.',
   },
   internal_error: {
     status: 500,

@@ -3,6 +3,9 @@
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
+import { createChainReader } from './eligibility/chain';
+import { EligibilityChecker } from './eligibility/checker';
+import { startRechecks } from './eligibility/recheck';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
@@ -24,6 +27,8 @@ export type Services = {
   issuer: PassIssuer;
   /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
   google?: GoogleWallet;
+  /** Set when CLAIM_POLICY is: who may claim. */
+  eligibility?: EligibilityChecker;
   /** The job queue's worker on this instance (lib/queue): webhook deliveries, device pushes. */
   jobs: JobWorker;
   /** Living passes: device registrations, rebuilt files, APNs pushes, the Google Wallet API (lib/passes/living.ts). */
@@ -90,6 +95,13 @@ export async function createServices(config: Config): Promise<Services> {
     );
   }
 
+  const eligibility = config.claimPolicy
+    ? new EligibilityChecker(config.claimPolicy, config.solanaRpcUrl ? createChainReader(config.solanaRpcUrl) : undefined, {
+        cacheSeconds: config.eligibilityCacheSeconds,
+        timeoutMs: config.solanaRpcTimeoutMs,
+      })
+    : undefined;
+
   const services: Services = {
     config,
     log,
@@ -104,10 +116,12 @@ export async function createServices(config: Config): Promise<Services> {
       chainId: config.chainId,
     },
     google,
+    eligibility,
     jobs: undefined as unknown as JobWorker,
     living,
     async close() {
       clearInterval(purgeTimer);
+      await stopRechecks();
       // First, so no job starts against a closing store; jobs under way finish or are handed back.
       await services.jobs.stop();
       living.close();
@@ -118,5 +132,6 @@ export async function createServices(config: Config): Promise<Services> {
   // The worker's handlers get the services, so it is made once they exist.
   services.jobs = new JobWorker(services, store.sql, { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: config.jobRetryBaseMs });
   services.jobs.start();
+  const stopRechecks = startRechecks(services);
   return services;
 }

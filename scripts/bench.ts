@@ -3,6 +3,8 @@
 // of that PostgreSQL server; drives /health, init, claim and download with autocannon (50
 // connections, 10 s each) from this process; prints one table. `--short` runs a couple of seconds
 // per endpoint (CI runs it so that it cannot rot). It reports figures and checks no timing.
+// `--gated` instead compares claims under a token CLAIM_POLICY (a local RPC answering in
+// `--rpc-delay-ms`, default 20) with claims under none, and counts RPC calls per claim.
 //
 // Claims are pre-signed: the init phase collects messages for fresh wallets (one pass per wallet,
 // so every claim is a 201), more are issued untimed until there are enough, all are signed, and
@@ -10,6 +12,7 @@
 // server (server.ts: the API straight from the endpoint table) and through `next start`'s route
 // handlers (the same table behind Next.js's router), the "before" of serving the API directly.
 import { createPrivateKey, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -306,10 +309,93 @@ async function benchDatabase(name: string, databaseUrl?: string): Promise<{ rows
   }
 }
 
+// --- Gated claims (`npm run bench -- --gated`) --------------------------------------------------
+// Claims under a token CLAIM_POLICY (no allowlist, so every check reads the chain) against a local
+// Solana JSON-RPC answering each request after RPC_DELAY_MS, beside the same phases with no policy.
+
+const GATED = process.argv.includes('--gated');
+const RPC_DELAY_MS = Number(argValue('--rpc-delay-ms') ?? 20);
+const GATED_CLAIMS = SHORT ? 1_000 : 10_000;
+/** The mint of the benchmark's token rule (any address: the local RPC answers for it). */
+const GATED_MINT = 'So11111111111111111111111111111111111111112';
+
+/** The local RPC (scripts/support/bench-rpc.ts) in a process of its own; `calls()` asks it how many it answered. */
+async function startBenchRpc(delayMs: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('scripts', 'support', 'bench-rpc.ts'), String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
+  });
+  return {
+    url,
+    calls: async () => Number(await (await fetch(url)).text()),
+    close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))),
+  };
+}
+
+type GatedRow = { run: string; init: Omit<Row, 'run' | 'endpoint'>; claim: Omit<Row, 'run' | 'endpoint'>; rpcPerFlow?: number; rpcPerClaim?: number };
+
+/** init and claim on the embedded database, with `env` (a policy, or none). */
+async function benchClaimsWith(run: string, port: number, env: Record<string, string>, wallets: Wallets, rpcCalls?: () => Promise<number>): Promise<GatedRow> {
+  const server = await ServerProcess.start(port, { RATE_LIMIT_PER_MINUTE: '0', ...env }, { runner: 'server', timeoutMs: 180_000 });
+  try {
+    progress(`${run}: warming up`);
+    const warm: Issued[] = [];
+    await issueUntil(server, wallets, warm, SHORT ? 200 : 2_000);
+    await claimAll(server, signAll(wallets, warm), []);
+    progress(`${run}: init`);
+    const issued: Issued[] = [];
+    const rpcBeforeInit = (await rpcCalls?.()) ?? 0;
+    const init = await drive(server, initLoad(wallets, issued));
+    const rpcForInits = ((await rpcCalls?.()) ?? 0) - rpcBeforeInit;
+    const inits = init.requests;
+    await issueUntil(server, wallets, issued, GATED_CLAIMS);
+    const bodies = signAll(wallets, issued.slice(0, GATED_CLAIMS));
+    progress(`${run}: claim`);
+    const rpcBeforeClaims = (await rpcCalls?.()) ?? 0;
+    const claim = await drive(server, { ...claimLoad(bodies, []), amount: bodies.length });
+    const rpcForClaims = ((await rpcCalls?.()) ?? 0) - rpcBeforeClaims;
+    return {
+      run,
+      init,
+      claim,
+      ...(rpcCalls ? { rpcPerClaim: rpcForClaims / Math.max(1, claim.requests), rpcPerFlow: rpcForInits / Math.max(1, inits) + rpcForClaims / Math.max(1, claim.requests) } : {}),
+    };
+  } finally {
+    await server.stop();
+    server.removeDataDir();
+  }
+}
+
+async function benchGated(): Promise<void> {
+  const wallets = new Wallets();
+  const rpc = await startBenchRpc(RPC_DELAY_MS);
+  try {
+    const rows = [
+      await benchClaimsWith('no policy', PORT, {}, wallets),
+      await benchClaimsWith(`token policy, RPC ${RPC_DELAY_MS} ms`, PORT + 2, {
+        CLAIM_POLICY: JSON.stringify({ token: { mint: GATED_MINT, minAmount: '1' } }),
+        SOLANA_RPC_URL: rpc.url,
+      }, wallets, rpc.calls),
+    ];
+    console.log(`\nwallet-pass-claim gated benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`);
+    console.log(`embedded database, ${CONNECTIONS} connections, ${PHASE_SECONDS} s per phase, ${GATED_CLAIMS} claims, rate limiting off; ELIGIBILITY_CACHE_SECONDS default (30)\n`);
+    console.log('| run | init/s | init p99 ms | claims/s | claim p99 ms | errors | RPC calls per claim | RPC calls per init + claim |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const row of rows) {
+      const rpcs = row.rpcPerClaim === undefined ? ['0', '0'] : [fixed(row.rpcPerClaim, 2), fixed(row.rpcPerFlow!, 2)];
+      console.log(`| ${row.run} | ${fixed(row.init.rps)} | ${fixed(row.init.p99)} | ${fixed(row.claim.rps)} | ${fixed(row.claim.p99)} | ${row.init.errors + row.claim.errors} | ${rpcs[0]} | ${rpcs[1]} |`);
+    }
+  } finally {
+    await rpc.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
     throw new Error('no production build: run `npm run build` first');
   }
+  if (GATED) return benchGated();
   const runs = [await benchDatabase('embedded (PGlite)')];
   const databaseUrl = loadConfig(process.env).databaseUrl;
   if (databaseUrl) runs.push(await benchDatabase('PostgreSQL', databaseUrl));

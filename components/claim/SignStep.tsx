@@ -93,7 +93,7 @@ export const Working = forwardRef<HTMLHeadingElement, Props & { state: Extract<C
   );
 });
 
-type ProblemCopy = { tone: 'warning' | 'danger'; icon: 'alert' | 'clock' | 'cloud'; title: string; text: string; other?: boolean };
+type ProblemCopy = { tone: 'warning' | 'danger'; icon: 'alert' | 'clock' | 'cloud' | 'shield'; title: string; text: string; other?: boolean };
 
 function problemCopy(problem: Problem, walletName: string): ProblemCopy {
   switch (problem.code) {
@@ -113,6 +113,16 @@ function problemCopy(problem: Problem, walletName: string): ProblemCopy {
       return { tone: 'warning', icon: 'clock', title: 'Too many attempts', text: 'Too many claims came from your network just now. Please wait a moment.' };
     case 'unavailable':
       return { tone: 'danger', icon: 'cloud', title: 'Cannot reach the pass service', text: 'The service is not answering right now. Your wallet is still connected; try again in a moment.' };
+    case 'not-eligible':
+      return {
+        tone: 'warning',
+        icon: 'shield',
+        title: 'This wallet cannot claim a pass yet',
+        text: problem.requirement
+          ? `Passes here are for wallets that meet a requirement. To be eligible, this wallet needs to ${problem.requirement}. Once it does, try again, or connect a wallet that already does.`
+          : 'Passes here are for wallets that meet a requirement this wallet does not meet yet. Once it does, try again, or connect a wallet that already does.',
+        other: true,
+      };
     case 'rejected':
       return { tone: 'danger', icon: 'alert', title: 'The signature did not check out', text: 'We could not verify what your wallet signed. Try again, or use another wallet.', other: true };
     default:
@@ -123,7 +133,7 @@ function problemCopy(problem: Problem, walletName: string): ProblemCopy {
 export const ProblemView = forwardRef<HTMLHeadingElement, Props & { state: Extract<ClaimState, { kind: 'problem' }> }>(function ProblemView({ flow, state }, ref) {
   const { problem, account } = state;
   const copy = problemCopy(problem, account.wallet.name);
-  const Icon = { alert: AlertIcon, clock: ClockIcon, cloud: CloudOffIcon }[copy.icon];
+  const Icon = { alert: AlertIcon, clock: ClockIcon, cloud: CloudOffIcon, shield: ShieldIcon }[copy.icon];
   const waitUntil = problem.code === 'rate-limited' ? problem.retryAt : null;
   const secondsLeft = useCountdown(waitUntil);
   const mustWait = secondsLeft > 0;

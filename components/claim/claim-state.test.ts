@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClaimApiError, type InitResult } from '@/lib/client';
-import { canSignAgain, formatWait, problemFromApiError, secondsUntil, stepOf, type Account } from './claim-state';
+import { canSignAgain, formatWait, problemFromApiError, requirementOf, secondsUntil, stepOf, type Account } from './claim-state';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 const account: Account = { wallet: { name: 'Phantom', icon: 'data:,' }, publicKey: 'A'.repeat(44) };
@@ -21,6 +21,17 @@ function issued(expiresInMs: number, address = account.publicKey): InitResult {
 }
 
 describe('problemFromApiError: what a failure means for the person', () => {
+  it('a wallet that is not eligible learns what would make it eligible, in the service’s plain words', () => {
+    const detail = 'This wallet cannot claim a pass yet: to be eligible, it needs to hold at least 5 base units of the token Mint111 (it holds 2).';
+    const problem = { type: '/docs#problem-not_eligible', title: 'Not eligible', status: 403, detail, code: 'not_eligible' as const };
+    expect(problemFromApiError(new ClaimApiError('not_eligible', 403, detail, problem), NOW)).toEqual({
+      code: 'not-eligible',
+      requirement: 'hold at least 5 base units of the token Mint111 (it holds 2)',
+    });
+    expect(requirementOf('Not eligible.')).toBeNull();
+    expect(problemFromApiError(new ClaimApiError('not_eligible', 403, 'x'), NOW)).toEqual({ code: 'not-eligible', requirement: null });
+  });
+
   it('turns a 429 into a retry time from Retry-After', () => {
     const problem = problemFromApiError(new ClaimApiError('rate_limited', 429, 'slow down', undefined, 42), NOW);
     expect(problem).toEqual({ code: 'rate-limited', retryAt: NOW + 42_000 });

@@ -26,6 +26,8 @@ export type Problem =
   | { code: 'rate-limited'; retryAt: number }
   | { code: 'unavailable' }
   | { code: 'rejected' }
+  /** The wallet does not meet the service's claim policy; `requirement` says what would make it eligible. */
+  | { code: 'not-eligible'; requirement: string | null }
   | { code: 'unexpected'; reference?: string };
 
 export type ClaimState =
@@ -73,10 +75,22 @@ export function problemFromApiError(error: unknown, now: number): Problem {
     case 'signature_invalid':
     case 'message_not_issued':
       return { code: 'rejected' };
+    case 'not_eligible':
+      return { code: 'not-eligible', requirement: requirementOf(error.problem?.detail) };
     default:
       // A bug (ours or a proxy's): the request id lets support find the logged details.
       return { code: 'unexpected', reference: error.problem?.requestId?.slice(0, 8) };
   }
+}
+
+/**
+ * What the wallet needs to do or hold, from a not_eligible problem's detail ("…: to be eligible,
+ * it needs to hold an NFT of …."): the one server text meant for people, written in plain words
+ * and never listing an allowlist. Null when the detail is not in that form.
+ */
+export function requirementOf(detail: string | undefined): string | null {
+  const match = detail?.match(/it needs to (.+?)\.?$/s);
+  return match ? match[1]!.trim() : null;
 }
 
 export function problemFromWalletFailure(failure: Exclude<WalletFailure, 'disconnected'>): Problem {

@@ -6,6 +6,8 @@
 // two-line file under app/ (so that `next dev` serves it too).
 import { z } from 'zod';
 import { renderVerifyPage, type VerifyOutcome } from '../../components/verify/verify-page';
+import { eligibilityStatus } from '../eligibility/recheck';
+import { eligibilityStatusSchema } from '../eligibility/schemas';
 import { claimWalletPass, getGoogleSaveUrl, getPassFile, issueMessage, verifyPass } from '../claims';
 import { checkHealth } from '../health';
 import { latestPass, recordDeviceLogs, registerDevice, unregisterDevice, updatedSerials } from '../passes/web-service';
@@ -86,7 +88,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: {
       200: { description: 'The message to sign, and its fields.', json: initResponseSchema, example: EXAMPLE_INIT_RESPONSE, headers: ['Cache-Control'] },
     },
-    problems: ['invalid_request'],
+    problems: ['invalid_request', 'not_eligible'],
     handle: async ({ query }, { services }) => ({ json: await issueMessage(services, query.publicKey) }),
   }),
   endpoint({
@@ -103,7 +105,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       200: { description: 'The wallet already had a pass: its URL (the same every time). The message is used up.', json: claimResponseSchema, example: EXAMPLE_CLAIM_RESPONSE },
       201: { description: 'A pass was created for the wallet.', json: claimResponseSchema, example: EXAMPLE_CLAIM_RESPONSE },
     },
-    problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
+    problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'not_eligible', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
     handle: async ({ body }, { services }) => {
       const { created, downloadUrl } = await claimWalletPass(services, body);
       return { status: created ? 201 : 200, json: { downloadUrl } };
@@ -560,6 +562,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
       recordDeviceLogs(services, body.logs);
       return { status: 200 };
     },
+  }),
+  // --- Who may claim (CLAIM_POLICY): what the console shows -------------------------------------
+  endpoint({
+    method: 'GET',
+    path: '/api/v1/operator/eligibility',
+    operationId: 'operatorEligibility',
+    tag: 'Operators',
+    summary: 'Claim policy and re-checks',
+    description:
+      'The claim policy (CLAIM_POLICY) as rules, each allowlist given only as how many addresses it holds, and the last re-check round: when it ran, how many passes it checked, voided (reason `not_eligible`) and restored, and why it stopped if the Solana RPC did not answer. Re-checks run every ELIGIBILITY_RECHECK_SECONDS on one instance at a time.',
+    auth: 'operator',
+    responses: { 200: { description: 'The policy and the last round.', json: eligibilityStatusSchema } },
+    problems: [],
+    handle: async (_, { services }) => ({ json: await eligibilityStatus(services) }),
   }),
 ];
 

@@ -39,6 +39,7 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   service_unavailable: 19,
   internal_error: 20,
   google_wallet_not_configured: 21,
+  not_eligible: 24,
   // Operator codes: the claim command never meets them, but every code has its exit code.
   unauthorized: 30,
   forbidden: 31,

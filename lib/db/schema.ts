@@ -142,5 +142,34 @@ export const operatorApiKeys = pgTable('operator_api_keys', {
   revokedAt: instant('revoked_at'),
 });
 
+// --- Eligibility re-checks (lib/eligibility/recheck.ts) ---------------------------------------
+
+/** Each re-check round against CLAIM_POLICY: what the console shows as "the last round". */
+export const eligibilityRounds = pgTable(
+  'eligibility_rounds',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    startedAt: instant('started_at').notNull(),
+    finishedAt: instant('finished_at'),
+    checked: integer('checked').notNull().default(0),
+    voided: integer('voided').notNull().default(0),
+    restored: integer('restored').notNull().default(0),
+    /** Why the round stopped early (the RPC did not answer); null when it finished. */
+    error: text('error'),
+  },
+  (t) => [index('eligibility_rounds_started_at_idx').on(t.startedAt)],
+);
+
+/**
+ * One row: which instance runs a round now, until when, and when the last round began. Taking it
+ * is one conditional UPDATE, so of several instances exactly one starts a round per interval.
+ */
+export const eligibilityLease = pgTable('eligibility_lease', {
+  id: integer('id').primaryKey(),
+  holder: text('holder'),
+  leaseUntil: instant('lease_until').notNull(),
+  lastStartedAt: instant('last_started_at'),
+});
+
 export type SignInMessageRow = typeof signInMessages.$inferSelect;
 export type PassRow = typeof passes.$inferSelect;

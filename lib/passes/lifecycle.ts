@@ -19,11 +19,12 @@ const passNotFound = () => new AppError('pass_not_found', 'No pass has this seri
  * Voids a pass. Voiding a pass already voided for the same reason changes nothing (no event);
  * for another reason, the reason is replaced and the change announced again.
  */
-export async function voidPass(services: Services, serialNumber: string, reason: string): Promise<PassChange> {
+export async function voidPass(services: Services, serialNumber: string, reason: string, only?: { ifActive: true }): Promise<PassChange> {
   const jobs = changeJobs(services, 'pass.voided', 3);
   const result = await changePass(services.store.sql, serialNumber, {
     set: `status = 'voided', void_reason = $2`,
-    when: `status <> 'voided' or void_reason is distinct from $2`,
+    // `ifActive` (the eligibility re-check): never overwrite the reason of an operator's void.
+    when: only?.ifActive ? `status = 'active'` : `status <> 'voided' or void_reason is distinct from $2`,
     params: [reason, ...jobs.params],
     jobs: jobs.jobs,
   });
@@ -31,12 +32,13 @@ export async function voidPass(services: Services, serialNumber: string, reason:
 }
 
 /** Restores a voided pass; restoring an active pass changes nothing. */
-export async function restorePass(services: Services, serialNumber: string): Promise<PassChange> {
+export async function restorePass(services: Services, serialNumber: string, only?: { voidReason: string }): Promise<PassChange> {
   const jobs = changeJobs(services, 'pass.restored', 2);
   const result = await changePass(services.store.sql, serialNumber, {
     set: `status = 'active', void_reason = null`,
-    when: `status <> 'active'`,
-    params: jobs.params,
+    // `voidReason` (the eligibility re-check): restore only a pass voided for that reason, never an operator's void.
+    when: only ? `status <> 'active' and void_reason = $${2 + jobs.params.length}` : `status <> 'active'`,
+    params: only ? [...jobs.params, only.voidReason] : jobs.params,
     jobs: jobs.jobs,
   });
   return announced(services, result, 'pass.restored');

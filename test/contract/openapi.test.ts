@@ -188,6 +188,15 @@ describe('the document matches what the route handlers answer', () => {
     await app.restart({ RATE_LIMIT_PER_MINUTE: '0' });
   });
 
+  it('403 not_eligible from init and the claim under a CLAIM_POLICY (the claim checked again after the signature)', async () => {
+    const wallet = new TestWallet();
+    const body = await claimBody(wallet); // issued before the policy
+    await app.restart({ CLAIM_POLICY: JSON.stringify({ allow: [new TestWallet().publicKey] }) });
+    expect(((await checker.check('GET', INIT, await app.fetch(`${INIT}?publicKey=${wallet.publicKey}`))) as { code: string }).code).toBe('not_eligible');
+    expect(((await checker.check('POST', CLAIM, await app.postClaim(body))) as { code: string }).code).toBe('not_eligible');
+    await app.restart({ CLAIM_POLICY: '' });
+  });
+
   it('503 from every endpoint that reads the database, once it stops answering', async () => {
     const wallet = new TestWallet();
     const body = await claimBody(wallet);

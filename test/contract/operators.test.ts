@@ -390,6 +390,13 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'x'.repeat(17 * 1024) }, bearer(token)))).body.code).toBe('payload_too_large');
     });
 
+    it('shows the claim policy and the last re-check round: none of either here', async () => {
+      const ELIGIBILITY = '/api/v1/operator/eligibility';
+      const { status, body } = await call('GET', ELIGIBILITY, ELIGIBILITY, { headers: bearer(token) });
+      expect(status).toBe(200);
+      expect(body).toEqual({ policy: null, recheckSeconds: 3600, lastRound: null });
+    });
+
     it('counts passes, states and devices, and claims on each of the last 30 UTC days', async () => {
       const { serial } = await claimPass();
       await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'stats' }, bearer(token)));

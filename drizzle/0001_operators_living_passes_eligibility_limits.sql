@@ -6,6 +6,23 @@ CREATE TABLE "device_registrations" (
 	CONSTRAINT "device_registrations_device_library_identifier_serial_number_pk" PRIMARY KEY("device_library_identifier","serial_number")
 );
 --> statement-breakpoint
+CREATE TABLE "eligibility_lease" (
+	"id" integer PRIMARY KEY NOT NULL,
+	"holder" text,
+	"lease_until" timestamp with time zone NOT NULL,
+	"last_started_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "eligibility_rounds" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"started_at" timestamp with time zone NOT NULL,
+	"finished_at" timestamp with time zone,
+	"checked" integer DEFAULT 0 NOT NULL,
+	"voided" integer DEFAULT 0 NOT NULL,
+	"restored" integer DEFAULT 0 NOT NULL,
+	"error" text
+);
+--> statement-breakpoint
 CREATE TABLE "jobs" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"kind" text NOT NULL,
@@ -42,8 +59,14 @@ CREATE TABLE "operator_sessions" (
 ALTER TABLE "passes" ADD COLUMN "status" text DEFAULT 'active' NOT NULL;--> statement-breakpoint
 ALTER TABLE "passes" ADD COLUMN "void_reason" text;--> statement-breakpoint
 ALTER TABLE "passes" ADD COLUMN "updated_at" timestamp with time zone DEFAULT now() NOT NULL;--> statement-breakpoint
+ALTER TABLE "passes" ADD COLUMN "auth_token_hash" text;--> statement-breakpoint
+ALTER TABLE "passes" ADD COLUMN "pkpass_built_for" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "passes" ADD COLUMN "pkpass_modified_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "passes" ADD COLUMN "google_object_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "passes" ADD COLUMN "google_linked_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "sign_in_messages" ADD COLUMN "purpose" text DEFAULT 'claim' NOT NULL;--> statement-breakpoint
 ALTER TABLE "device_registrations" ADD CONSTRAINT "device_registrations_serial_number_passes_serial_number_fk" FOREIGN KEY ("serial_number") REFERENCES "public"."passes"("serial_number") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "eligibility_rounds_started_at_idx" ON "eligibility_rounds" USING btree ("started_at");--> statement-breakpoint
 CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE done_at is null and failed_at is null;--> statement-breakpoint
 CREATE INDEX "jobs_kind_idx" ON "jobs" USING btree ("kind","id");--> statement-breakpoint
 CREATE INDEX "operator_sessions_expires_at_idx" ON "operator_sessions" USING btree ("expires_at");--> statement-breakpoint

@@ -1,0 +1,90 @@
+// Storage of the eligibility re-checks: the lease that lets one instance run a round at a time,
+// the rounds' records, and the passes a round reads. Plain parameterized SQL through the store's
+// guarded `sql`, the same on PGlite and PostgreSQL.
+import type { Queryable } from './store';
+
+export type RoundRecord = {
+  id: number;
+  startedAt: Date;
+  finishedAt: Date | null;
+  checked: number;
+  voided: number;
+  restored: number;
+  error: string | null;
+};
+
+/** A pass a round checks: active, or voided by an earlier round (never one an operator voided). */
+export type RecheckPass = { serialNumber: string; publicKey: string; status: 'active' | 'voided' };
+
+const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
+
+/**
+ * Takes the lease for `holder` when no instance holds it and no round began within
+ * `intervalSeconds`: one conditional UPDATE of one row, so of instances trying at once exactly one
+ * gets it (PostgreSQL re-checks the WHERE on the row it locked). A lease left by an instance that
+ * died lapses after `leaseSeconds`.
+ */
+export async function takeRecheckLease(db: Queryable, holder: string, intervalSeconds: number, leaseSeconds: number): Promise<boolean> {
+  await db.query(`insert into eligibility_lease (id, holder, lease_until) values (1, null, 'epoch') on conflict (id) do nothing`);
+  const rows = await db.query<{ id: number }>(
+    `update eligibility_lease set holder = $1, lease_until = now() + $3 * interval '1 second', last_started_at = now()
+     where id = 1 and lease_until < now()
+       and (last_started_at is null or last_started_at <= now() - $2 * interval '1 second')
+     returning id`,
+    [holder, intervalSeconds, leaseSeconds],
+  );
+  return rows.length === 1;
+}
+
+/** Keeps the lease while a long round goes on; false when another instance has taken it meanwhile. */
+export async function renewRecheckLease(db: Queryable, holder: string, leaseSeconds: number): Promise<boolean> {
+  const rows = await db.query<{ id: number }>(
+    `update eligibility_lease set lease_until = now() + $2 * interval '1 second' where id = 1 and holder = $1 returning id`,
+    [holder, leaseSeconds],
+  );
+  return rows.length === 1;
+}
+
+export async function releaseRecheckLease(db: Queryable, holder: string): Promise<void> {
+  await db.query(`update eligibility_lease set holder = null, lease_until = now() where id = 1 and holder = $1`, [holder]);
+}
+
+export async function startRound(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ id: number | string }>(`insert into eligibility_rounds (started_at) values (now()) returning id`);
+  return Number(row!.id);
+}
+
+export async function finishRound(db: Queryable, id: number, counts: { checked: number; voided: number; restored: number; error: string | null }): Promise<void> {
+  await db.query(`update eligibility_rounds set finished_at = now(), checked = $2, voided = $3, restored = $4, error = $5 where id = $1`, [
+    id,
+    counts.checked,
+    counts.voided,
+    counts.restored,
+    counts.error,
+  ]);
+}
+
+export async function lastRound(db: Queryable): Promise<RoundRecord | undefined> {
+  const [row] = await db.query<RoundRecord & { id: number | string; startedAt: Date | string; finishedAt: Date | string | null }>(
+    `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, error
+     from eligibility_rounds order by started_at desc, id desc limit 1`,
+  );
+  return row && { ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: row.finishedAt && asDate(row.finishedAt) };
+}
+
+export async function allRounds(db: Queryable): Promise<RoundRecord[]> {
+  const rows = await db.query<RoundRecord & { id: number | string; startedAt: Date | string; finishedAt: Date | string | null }>(
+    `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, error from eligibility_rounds order by id`,
+  );
+  return rows.map((row) => ({ ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: row.finishedAt && asDate(row.finishedAt) }));
+}
+
+/** The next page of passes to check, after `afterSerial`, in serial order (keyset: stable while passes change). */
+export async function passesToRecheck(db: Queryable, afterSerial: string, limit: number): Promise<RecheckPass[]> {
+  return db.query<RecheckPass>(
+    `select serial_number as "serialNumber", public_key as "publicKey", status from passes
+     where serial_number > $1 and (status = 'active' or (status = 'voided' and void_reason = 'not_eligible'))
+     order by serial_number limit $2`,
+    [afterSerial, limit],
+  );
+}

@@ -1,0 +1,208 @@
+// Whether a wallet meets CLAIM_POLICY now: the rules of policy.ts evaluated against the chain
+// (chain.ts), with the missing requirement said in plain words, a short cache of positive answers
+// for the claim path, and a batched form for the re-check rounds.
+import type { ClaimRule } from './policy';
+import { ChainUnavailable, deadlineIn, type ChainReader, type Deadline } from './chain';
+
+export type Verdict = { eligible: true } | { eligible: false; missing: string };
+
+/** Wallets whose positive answers are kept at most (oldest dropped first): bounds the memory an init flood can take. */
+const CACHE_LIMIT = 50_000;
+/** Wallets checked at once in a batch (each is one to three RPC calls at a time). */
+const BATCH_CONCURRENCY = 16;
+
+export class EligibilityChecker {
+  /** wallet → when its positive answer stops being reused (ms). */
+  private readonly cache = new Map<string, number>();
+
+  constructor(
+    readonly policy: ClaimRule,
+    private readonly chain: ChainReader | undefined,
+    private readonly options: { cacheSeconds: number; timeoutMs: number },
+  ) {}
+
+  /** RPC requests sent so far. */
+  get rpcCalls(): number {
+    return this.chain?.calls ?? 0;
+  }
+
+  /**
+   * The verdict for one wallet, for the claim path. A positive answer is reused for
+   * ELIGIBILITY_CACHE_SECONDS; a negative one never is, so a person who has just acquired the
+   * token is let in on the next try. Throws ChainUnavailable when the RPC cannot answer in time.
+   */
+  async check(wallet: string): Promise<Verdict> {
+    const until = this.cache.get(wallet);
+    if (until !== undefined) {
+      if (until > Date.now()) return { eligible: true };
+      this.cache.delete(wallet);
+    }
+    const verdict = await this.evaluate(wallet, new Facts(this.chain, deadlineIn(this.options.timeoutMs)));
+    if (verdict.eligible) this.remember(wallet);
+    return verdict;
+  }
+
+  /**
+   * Fresh verdicts for many wallets (never from the cache), for a re-check round. NFT holdings are
+   * read first for every wallet, then the metadata of all their NFTs together, at most 100 accounts
+   * per getMultipleAccounts call. Throws ChainUnavailable if any read fails: a round decides
+   * nothing on partial answers.
+   */
+  async checkMany(wallets: string[]): Promise<Map<string, Verdict>> {
+    const facts = new Facts(this.chain, deadlineIn(this.options.timeoutMs * Math.max(1, Math.ceil(wallets.length / BATCH_CONCURRENCY))));
+    if (hasRule(this.policy, 'collection')) {
+      await pool(wallets, BATCH_CONCURRENCY, (wallet) => facts.nftMints(wallet));
+      await facts.prefetchCollections();
+    }
+    const verdicts = new Map<string, Verdict>();
+    await pool(wallets, BATCH_CONCURRENCY, async (wallet) => {
+      const verdict = await this.evaluate(wallet, facts);
+      // A wallet found no longer eligible stops being let in on this instance's cached "yes".
+      if (!verdict.eligible) this.cache.delete(wallet);
+      verdicts.set(wallet, verdict);
+    });
+    return verdicts;
+  }
+
+  private remember(wallet: string): void {
+    if (this.options.cacheSeconds <= 0) return;
+    this.cache.delete(wallet);
+    this.cache.set(wallet, Date.now() + this.options.cacheSeconds * 1000);
+    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+  }
+
+  private async evaluate(wallet: string, facts: Facts): Promise<Verdict> {
+    const missing = await unmet(this.policy, wallet, facts);
+    return missing === undefined ? { eligible: true } : { eligible: false, missing };
+  }
+}
+
+/**
+ * The requirement `wallet` does not meet, as words that follow "it needs to" (undefined: it meets
+ * the rule). Never names an allowlist's addresses: only that the wallet is not on the list.
+ */
+async function unmet(rule: ClaimRule, wallet: string, facts: Facts): Promise<string | undefined> {
+  switch (rule.kind) {
+    case 'allow':
+      return rule.addresses.has(wallet) ? undefined : 'be on the list of wallets invited to claim';
+    case 'token': {
+      const balance = await facts.tokenBalance(wallet, rule.mint);
+      if (balance >= rule.minAmount) return undefined;
+      return `hold at least ${rule.minAmount} base units of the token ${rule.mint} (it holds ${balance})`;
+    }
+    case 'collection': {
+      const collections = await facts.collectionsHeld(wallet);
+      return collections.has(rule.collection) ? undefined : `hold an NFT of the verified collection ${rule.collection}`;
+    }
+    case 'all': {
+      // Every part is needed anyway when the wallet qualifies, so they are read at once; all the
+      // missing parts are said, so the person learns everything to do in one answer.
+      const parts = await Promise.all(rule.rules.map((part) => unmet(part, wallet, facts)));
+      const missing = parts.filter((part): part is string => part !== undefined);
+      return missing.length === 0 ? undefined : missing.join(', and ');
+    }
+    case 'any': {
+      // Rules that read nothing from the chain first: an invited wallet costs no RPC call.
+      const ordered = [...rule.rules].sort((a, b) => Number(readsChain(a)) - Number(readsChain(b)));
+      const missing: string[] = [];
+      for (const part of ordered) {
+        const reason = await unmet(part, wallet, facts);
+        if (reason === undefined) return undefined;
+        missing.push(reason);
+      }
+      return missing.length === 1 ? missing[0] : `either ${missing.join(', or ')}`;
+    }
+  }
+}
+
+/** What has been read from the chain for one check (or one round), each fact read once. */
+class Facts {
+  private readonly balances = new Map<string, Promise<bigint>>();
+  private readonly nfts = new Map<string, Promise<string[]>>();
+  private readonly collections = new Map<string, string | null>();
+
+  constructor(
+    private readonly chain: ChainReader | undefined,
+    private readonly deadline: Deadline,
+  ) {}
+
+  private reader(): ChainReader {
+    if (!this.chain) throw new ChainUnavailable(new Error('SOLANA_RPC_URL is not set'));
+    return this.chain;
+  }
+
+  tokenBalance(wallet: string, mint: string): Promise<bigint> {
+    const key = `${wallet} ${mint}`;
+    let balance = this.balances.get(key);
+    if (!balance) this.balances.set(key, (balance = this.reader().tokenBalance(wallet, mint, this.deadline)));
+    return balance;
+  }
+
+  nftMints(wallet: string): Promise<string[]> {
+    let mints = this.nfts.get(wallet);
+    if (!mints) this.nfts.set(wallet, (mints = this.reader().nftMints(wallet, this.deadline)));
+    return mints;
+  }
+
+  /** Reads the collections of every NFT seen so far, in calls of up to 100 accounts. */
+  async prefetchCollections(): Promise<void> {
+    const all = new Set<string>();
+    for (const mints of this.nfts.values()) for (const mint of await mints) if (!this.collections.has(mint)) all.add(mint);
+    if (all.size === 0) return;
+    const found = await this.reader().verifiedCollections([...all], this.deadline);
+    for (const mint of all) this.collections.set(mint, found.get(mint) ?? null);
+  }
+
+  async collectionsHeld(wallet: string): Promise<Set<string>> {
+    const mints = await this.nftMints(wallet);
+    const unknown = mints.filter((mint) => !this.collections.has(mint));
+    if (unknown.length > 0) {
+      const found = await this.reader().verifiedCollections(unknown, this.deadline);
+      for (const mint of unknown) this.collections.set(mint, found.get(mint) ?? null);
+    }
+    const held = new Set<string>();
+    for (const mint of mints) {
+      const collection = this.collections.get(mint);
+      if (collection) held.add(collection);
+    }
+    return held;
+  }
+}
+
+function readsChain(rule: ClaimRule): boolean {
+  return rule.kind === 'token' || rule.kind === 'collection' || ((rule.kind === 'all' || rule.kind === 'any') && rule.rules.some(readsChain));
+}
+
+function hasRule(rule: ClaimRule, kind: ClaimRule['kind']): boolean {
+  return rule.kind === kind || ((rule.kind === 'all' || rule.kind === 'any') && rule.rules.some((part) => hasRule(part, kind)));
+}
+
+/** Runs `work` over `items`, at most `limit` at a time; the first failure rejects. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+/** The policy as the console shows it: its shape, the mints and collections, and for allowlists only how many addresses. */
+export type PolicyDescription =
+  | { kind: 'allow'; source: 'inline' | 'file'; addresses: number }
+  | { kind: 'token'; mint: string; minAmount: string }
+  | { kind: 'collection'; collection: string }
+  | { kind: 'all' | 'any'; rules: PolicyDescription[] };
+
+export function describeRule(rule: ClaimRule): PolicyDescription {
+  switch (rule.kind) {
+    case 'allow':
+      return { kind: 'allow', source: rule.source, addresses: rule.addresses.size };
+    case 'token':
+      return { kind: 'token', mint: rule.mint, minAmount: rule.minAmount.toString() };
+    case 'collection':
+      return { kind: 'collection', collection: rule.collection };
+    case 'all':
+    case 'any':
+      return { kind: rule.kind, rules: rule.rules.map(describeRule) };
+  }
+}

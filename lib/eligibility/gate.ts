@@ -1,0 +1,22 @@
+// The claim path's eligibility gate: a wallet that does not meet CLAIM_POLICY is refused with
+// not_eligible, and an RPC that cannot answer in time is a 503, before anything is stored.
+import { AppError } from '../errors';
+import type { Services } from '../services';
+import { ChainUnavailable } from './chain';
+
+/** Throws not_eligible or service_unavailable unless the wallet meets the policy (callers skip it when there is none). */
+export async function requireEligible(services: Services, wallet: string): Promise<void> {
+  const checker = services.eligibility;
+  if (!checker) return;
+  let verdict;
+  try {
+    verdict = await checker.check(wallet);
+  } catch (error) {
+    if (!(error instanceof ChainUnavailable)) throw error;
+    services.log.warn({ event: 'eligibility_rpc_unavailable', err: error.message }, 'could not check eligibility: answered 503');
+    throw new AppError('service_unavailable', 'Eligibility to claim could not be checked: the Solana RPC is not answering. Nothing was stored; retry shortly.');
+  }
+  if (!verdict.eligible) {
+    throw new AppError('not_eligible', `This wallet cannot claim a pass yet: to be eligible, it needs to ${verdict.missing}.`);
+  }
+}

@@ -1,0 +1,142 @@
+// Re-check rounds: every ELIGIBILITY_RECHECK_SECONDS the passes are checked again against
+// CLAIM_POLICY. A pass whose wallet no longer qualifies is voided with reason `not_eligible`
+// (voidPass: the change is pushed to its devices and announced by webhook); one voided that way
+// whose wallet qualifies again is restored. An operator's void is never touched. An RPC that
+// fails stops the round: nothing is decided on a missing answer, and the round records why.
+//
+// With several instances on one PostgreSQL, a lease row lets one instance run a round at a time,
+// and no instance starts one within the interval of the last (lib/db/eligibility.ts).
+import { randomUUID } from 'node:crypto';
+import {
+  finishRound,
+  lastRound,
+  passesToRecheck,
+  releaseRecheckLease,
+  renewRecheckLease,
+  startRound,
+  takeRecheckLease,
+  type RoundRecord,
+} from '../db/eligibility';
+import { restorePass, voidPass } from '../passes/lifecycle';
+import type { Services } from '../services';
+import { describeRule, type PolicyDescription } from './checker';
+
+/** Passes per page: one batch of wallets, whose NFT metadata goes in getMultipleAccounts calls of up to 100. */
+export const RECHECK_PAGE = 100;
+/** A round holds the lease this long past its last page: a round whose instance died is taken over after it. */
+const LEASE_SECONDS = 300;
+/** How often an instance looks whether a round is due (at most the interval). */
+const MAX_TICK_SECONDS = 60;
+
+export const NOT_ELIGIBLE = 'not_eligible';
+
+export type RoundOutcome = { ran: false } | { ran: true; round: RoundRecord };
+
+/** This process's instance name in the lease (only for telling holders apart). */
+const INSTANCE = randomUUID();
+
+/**
+ * Runs one round now if this instance gets the lease (no other round under way, none begun within
+ * `intervalSeconds`). Resolves with the round's record, or `{ran: false}` when another instance
+ * has it or it is not due.
+ */
+export async function runRecheckRound(
+  services: Services,
+  options: { intervalSeconds?: number; holder?: string; signal?: AbortSignal } = {},
+): Promise<RoundOutcome> {
+  const checker = services.eligibility;
+  if (!checker) return { ran: false };
+  const db = services.store.sql;
+  const holder = options.holder ?? INSTANCE;
+  // A little under the interval, so timer drift never skips a due round.
+  const interval = Math.max(0, (options.intervalSeconds ?? services.config.eligibilityRecheckSeconds) * 0.9);
+  if (!(await takeRecheckLease(db, holder, interval, LEASE_SECONDS))) return { ran: false };
+
+  const id = await startRound(db);
+  const counts = { checked: 0, voided: 0, restored: 0, error: null as string | null };
+  services.log.info({ event: 'eligibility_round_started', round: id }, 'eligibility re-check round started');
+  try {
+    let after = '';
+    for (;;) {
+      if (options.signal?.aborted) {
+        counts.error = 'stopped: the instance is shutting down';
+        break;
+      }
+      const page = await passesToRecheck(db, after, RECHECK_PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1]!.serialNumber;
+      let verdicts;
+      try {
+        verdicts = await checker.checkMany([...new Set(page.map((pass) => pass.publicKey))]);
+      } catch (error) {
+        counts.error = `stopped: ${(error as Error).message}`;
+        services.log.error({ event: 'eligibility_round_stopped', round: id, err: (error as Error).message, checked: counts.checked }, 'eligibility re-check stopped: nothing more voided this round');
+        break;
+      }
+      for (const pass of page) {
+        const eligible = verdicts.get(pass.publicKey)?.eligible === true;
+        if (pass.status === 'active' && !eligible) {
+          if ((await voidPass(services, pass.serialNumber, NOT_ELIGIBLE, { ifActive: true })).changed) counts.voided++;
+        } else if (pass.status === 'voided' && eligible) {
+          if ((await restorePass(services, pass.serialNumber, { voidReason: NOT_ELIGIBLE })).changed) counts.restored++;
+        }
+        counts.checked++;
+      }
+      if (!(await renewRecheckLease(db, holder, LEASE_SECONDS))) {
+        counts.error = 'stopped: the lease was taken over by another instance';
+        break;
+      }
+    }
+  } catch (error) {
+    counts.error = `stopped: ${(error as Error).message}`;
+    services.log.error({ event: 'eligibility_round_failed', round: id, err: (error as Error).message }, 'eligibility re-check round failed');
+  } finally {
+    await finishRound(db, id, counts).catch(() => {});
+    await releaseRecheckLease(db, holder).catch(() => {});
+  }
+  services.log.info({ event: 'eligibility_round_finished', round: id, ...counts }, 'eligibility re-check round finished');
+  return { ran: true, round: (await lastRound(db))! };
+}
+
+/**
+ * Starts the re-check timer of this instance (when there is a policy and the interval is not 0):
+ * it looks every min(interval, 60 s) whether a round is due, and runs it if it gets the lease.
+ * Returns the function that stops it (waiting for a round under way).
+ */
+export function startRechecks(services: Services): () => Promise<void> {
+  const seconds = services.config.eligibilityRecheckSeconds;
+  if (!services.eligibility || seconds <= 0) return async () => {};
+  let running: Promise<unknown> | undefined;
+  const stopping = new AbortController();
+  const tick = () => {
+    if (running || stopping.signal.aborted) return;
+    running = runRecheckRound(services, { signal: stopping.signal })
+      .catch((error: unknown) => services.log.warn({ event: 'eligibility_round_not_started', err: (error as Error).message }, 'could not start an eligibility re-check round'))
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(tick, Math.min(seconds, MAX_TICK_SECONDS) * 1000);
+  timer.unref();
+  return async () => {
+    // A round under way stops after its current page (at most one check's deadline away).
+    stopping.abort();
+    clearInterval(timer);
+    await running;
+  };
+}
+
+export type EligibilityStatus = {
+  /** The policy's shape; allowlists only as how many addresses they hold. Null: anyone may claim. */
+  policy: PolicyDescription | null;
+  recheckSeconds: number;
+  lastRound: (Omit<RoundRecord, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null }) | null;
+};
+
+/** What the operator console shows: the policy and the last re-check round. */
+export async function eligibilityStatus(services: Services): Promise<EligibilityStatus> {
+  const round = await lastRound(services.store.sql);
+  return {
+    policy: services.config.claimPolicy ? describeRule(services.config.claimPolicy) : null,
+    recheckSeconds: services.config.eligibilityRecheckSeconds,
+    lastRound: round ? { ...round, startedAt: round.startedAt.toISOString(), finishedAt: round.finishedAt?.toISOString() ?? null } : null,
+  };
+}
