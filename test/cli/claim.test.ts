@@ -123,8 +123,8 @@ describe('npm run claim, against the running service', () => {
     }
   });
 
-  it('the README lists the same exit codes', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  it('docs/api.md lists the same exit codes', () => {
+    const readme = readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
     for (const { exitCode, meaning } of Object.values(LOCAL_EXIT_CODES)) expect(readme).toContain(`| ${exitCode} | ${meaning} |`);
     for (const [code, exitCode] of Object.entries(PROBLEM_EXIT_CODES)) {
       expect(readme).toContain(`| ${exitCode} | \`${code}\` (${PROBLEMS[code as keyof typeof PROBLEMS].status})`);
