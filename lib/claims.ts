@@ -26,6 +26,12 @@ export type IssuedMessage = SignInFields & { message: string };
 
 export async function issueMessage(services: Services, publicKey: string): Promise<IssuedMessage> {
   const { config, store } = services;
+  const budget = await services.initBudget.consume();
+  if (!budget.allowed) {
+    throw new AppError('rate_limited', `This service is issuing as many messages as it can; retry in ${budget.retryAfterSeconds} seconds.`, {
+      retryAfterSeconds: budget.retryAfterSeconds,
+    });
+  }
   const fields = buildSignInFields(
     {
       domain: config.domain,

@@ -9,13 +9,15 @@ import { loadSigningMaterial } from './passes/certificates';
 import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createManifestSigner } from './passes/manifest-signer';
 import type { PassIssuer } from './passes/pkpass';
-import { createRateLimiter, type RateLimiter } from './rate-limit';
+import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
 
 export type Services = {
   config: Config;
   log: Logger;
   store: Store;
   limiter: RateLimiter;
+  /** Inits per second from all clients together (INIT_BUDGET_PER_SECOND). */
+  initBudget: InitBudget;
   issuer: PassIssuer;
   /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
   google?: GoogleWallet;
@@ -84,6 +86,7 @@ export async function createServices(config: Config): Promise<Services> {
     log,
     store,
     limiter,
+    initBudget: createInitBudget(config.initBudgetPerSecond),
     issuer: {
       signing,
       signer,
