@@ -1,7 +1,8 @@
 // DATA_DIR holds secrets at rest: the development signing key, the download id key, and the
 // embedded database (nonce hashes, pass files, hashed tokens). It and everything in it are for the
 // service's own user: directories 0700, files 0600.
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 /** Files and directories this process creates get no group or other permissions. */
 export const PRIVATE_UMASK = 0o077;
@@ -25,5 +26,18 @@ export function restrictUmask(): void {
     process.umask(process.umask() | PRIVATE_UMASK);
   } catch {
     // a worker thread: the main thread's umask applies
+  }
+}
+
+/**
+ * Takes group and other permissions off everything under `dir`. PGlite sets the modes of the
+ * files of a new database itself (0666, through chmod, which the umask does not limit); the
+ * directories above are private anyway, and this makes the files say so too.
+ */
+export function restrictTree(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    const { mode } = lstatSync(full);
+    if (!entry.isSymbolicLink() && (mode & 0o077) !== 0) chmodSync(full, mode & 0o700);
   }
 }

@@ -10,7 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { ensurePrivateDir } from '../data-dir';
+import { ensurePrivateDir, restrictTree } from '../data-dir';
 import * as schema from './schema';
 
 export type Database = {
@@ -48,6 +48,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   try {
     client = await PGlite.create(dir);
     await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+    restrictTree(dir);
     const opened = client;
     return {
       kind: 'pglite',
