@@ -1,8 +1,9 @@
 // The claim use case: issue a sign-in message, redeem a signed one for a pass, serve the pass
 // file, check a pass's serial, and give its Google Wallet link. Routes call these; each returns
 // a value or throws an AppError with a code.
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
+import { downloadIdOf } from './download-id';
 import { AppError } from './errors';
 import { redact } from './log';
 import { googleSaveUrl } from './passes/google-wallet';
@@ -103,27 +104,37 @@ async function redeem(
   params: { nonceHash: string; publicKey: string; walletType: WalletType; exactText?: string },
 ): Promise<ClaimResult | undefined> {
   const now = new Date();
-  const downloadId = randomBytes(32).toString('base64url');
+  const serialNumber = randomUUID();
   const outcome = await services.store.redeemMessage({
     nonceHash: params.nonceHash,
     publicKey: params.publicKey,
     exactText: params.exactText,
     now,
     newPass: {
-      serialNumber: randomUUID(),
-      downloadId,
-      downloadIdHash: lookupHash(downloadId),
+      serialNumber,
+      downloadIdHash: lookupHash(downloadIdOf(services.downloadIdKey, serialNumber)),
       publicKey: params.publicKey,
       walletType: params.walletType,
       claimedAt: now,
     },
   });
   if (outcome.kind === 'not_redeemed') return undefined;
+  // The same id as at creation: derived again from the serial, never read back from storage.
+  const downloadId = downloadIdOf(services.downloadIdKey, outcome.pass.serialNumber);
+  if (outcome.kind === 'existing' && lookupHash(downloadId) !== outcome.pass.downloadIdHash) {
+    // Claimed before ids were derived, or under another key: its wallet, just proven, gets a
+    // working link (the old one stops working).
+    await services.store.setDownloadIdHash(outcome.pass.serialNumber, lookupHash(downloadId));
+    services.log.warn(
+      { event: 'download_id_rekeyed', serial: outcome.pass.serialNumber },
+      'a returning wallet\'s pass had a download id not derived under this DOWNLOAD_ID_KEY: it now has a new link (do all instances share one DOWNLOAD_ID_KEY?)',
+    );
+  }
   services.log.info(
-    { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(outcome.pass.downloadId) },
+    { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(downloadId) },
     outcome.kind === 'created' ? 'pass created' : 'returning wallet',
   );
-  return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, outcome.pass.downloadId) };
+  return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, downloadId) };
 }
 
 const notIssued = () => new AppError('message_not_issued', 'This message was not issued by this service for this public key, or it was altered.');

@@ -3,6 +3,7 @@
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
+import { loadDownloadIdKey } from './download-id';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
@@ -16,6 +17,8 @@ export type Services = {
   log: Logger;
   store: Store;
   limiter: RateLimiter;
+  /** The HMAC key download ids are derived under (lib/download-id.ts). */
+  downloadIdKey: Buffer;
   /** Inits per second from all clients together (INIT_BUDGET_PER_SECOND). */
   initBudget: InitBudget;
   issuer: PassIssuer;
@@ -55,7 +58,14 @@ export async function createServices(config: Config): Promise<Services> {
       log.error({ event: 'database_unavailable', err: describeError(error) }, 'database unreachable: answering 503 until it is back'),
     onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
     onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
-  });
+  }, { pendingMessagesPerKey: config.pendingMessagesPerKey });
+  const downloadIds = loadDownloadIdKey(config.downloadIdKey, config.dataDir);
+  if (downloadIds.source === 'file' && config.databaseUrl) {
+    log.warn(
+      { event: 'download_id_key_local' },
+      `DOWNLOAD_ID_KEY is not set: download ids are derived under the key in ${config.dataDir}; every instance sharing this database must use one key (set DOWNLOAD_ID_KEY)`,
+    );
+  }
   const limiter = createRateLimiter(
     { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix },
     log,
@@ -86,6 +96,7 @@ export async function createServices(config: Config): Promise<Services> {
     log,
     store,
     limiter,
+    downloadIdKey: downloadIds.key,
     initBudget: createInitBudget(config.initBudgetPerSecond),
     issuer: {
       signing,
