@@ -68,9 +68,9 @@ describe.each(BACKENDS)('claim service on %s', (backend) => {
     });
 
     it('never repeats a nonce', async () => {
-      const wallet = new TestWallet();
+      // 50 wallets: one wallet holds at most PENDING_MESSAGES_PER_KEY pending messages.
       const nonces = new Set<string>();
-      for (let i = 0; i < 50; i++) nonces.add((await app.init(wallet.publicKey)).nonce);
+      for (let i = 0; i < 50; i++) nonces.add((await app.init(new TestWallet().publicKey)).nonce);
       expect(nonces.size).toBe(50);
     });
 

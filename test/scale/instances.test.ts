@@ -36,6 +36,9 @@ describe('three instances sharing PostgreSQL, Redis and PUBLIC_BASE_URL', () => 
           PUBLIC_BASE_URL,
           RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE),
           TRUST_PROXY: '1', // each test gives itself client addresses of its own
+          // One key on every instance, as docs/limits.md asks: a returning wallet gets the same
+          // URL whichever instance it reaches.
+          DOWNLOAD_ID_KEY: 'instances-test-shared-download-id-key',
         }),
       ),
     );
@@ -100,15 +103,15 @@ describe('three instances sharing PostgreSQL, Redis and PUBLIC_BASE_URL', () => 
 
   it('counts one client against one budget whichever instance it reaches', async () => {
     const ip = fromIp(randomIp());
-    const wallet = new TestWallet();
     const statuses: number[] = [];
-    // 1.5 budgets, round-robin: with per-instance counters every request would pass.
+    // 1.5 budgets, round-robin: with per-instance counters every request would pass. A wallet per
+    // request: one wallet's pending messages are capped on their own (PENDING_MESSAGES_PER_KEY).
     for (let i = 0; i < LIMIT_PER_MINUTE * 1.5; i++) {
       const instance = instances[i % instances.length]!;
-      statuses.push((await instance.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { headers: ip })).status);
+      statuses.push((await instance.fetch(`/api/v1/claim/init?publicKey=${new TestWallet().publicKey}`, { headers: ip })).status);
     }
     expect(Object.fromEntries(tally(statuses))).toEqual({ 200: LIMIT_PER_MINUTE, 429: LIMIT_PER_MINUTE / 2 });
-    const limited = await instances[1]!.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { headers: ip });
+    const limited = await instances[1]!.fetch(`/api/v1/claim/init?publicKey=${new TestWallet().publicKey}`, { headers: ip });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await limited.json()).code).toBe('rate_limited');
