@@ -7,7 +7,8 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, startServerExpectingRefusal, type RunningServer } from '../support/server';
+import { ServerProcess } from '../../scripts/support/server-process';
+import { freePort, startServer, startServerExpectingRefusal, type RunningServer } from '../support/server';
 import { testServiceAccount, TEST_ISSUER_ID } from '../support/google';
 import { TestWallet } from '../support/wallet';
 
@@ -205,7 +206,7 @@ describe('a server with default limits', () => {
     expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
     expect((statSync(path.dirname(dataDir)).mode & 0o777).toString(8)).toBe('700');
     walk(dataDir);
-    expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['pglite', 'dev-certificates']));
+    expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['pglite', 'dev-certificates', 'download-id.key']));
     expect(open).toEqual([]);
   });
 });
@@ -225,6 +226,27 @@ describe('an existing DATA_DIR open to others', () => {
 
   it('is made private at start', () => {
     expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
+  });
+});
+
+describe('next start alone (the route handlers, with proxy.ts in front of the pages)', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    const port = await freePort();
+    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '0' }, { runner: 'next-start' });
+  });
+  afterAll(() => server.dispose());
+
+  it('answers a page POST 405 with a body far past the proxy body limit', async () => {
+    const response = await server.fetch('/', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(1024 * 1024, 1) });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect((await response.json()).code).toBe('method_not_allowed');
+    // GET still renders the page, with its headers.
+    const page = await server.fetch('/', { headers: { purpose: 'prefetch' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('content-security-policy')).toMatch(/'nonce-/);
   });
 });
 
