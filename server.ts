@@ -12,7 +12,7 @@ import { ENDPOINTS } from './lib/api/endpoints';
 import { createApi, problem, type Api } from './lib/api/frame';
 import { markCustomServer } from './lib/api/next';
 import { ConfigError, loadConfig, type Config } from './lib/config';
-import { restrictUmask } from './lib/data-dir';
+import { restrictUmask } from './lib/db/data-dir';
 import { DatabaseOpenError } from './lib/db/client';
 import { AppError } from './lib/errors';
 import { createServices, type Services } from './lib/services';

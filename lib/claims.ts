@@ -3,7 +3,7 @@
 // a value or throws an AppError with a code.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
-import { downloadIdOf } from './download-id';
+import { downloadIdOf } from './passes/download-id';
 import { AppError } from './errors';
 import { redact } from './log';
 import { googleSaveUrl } from './passes/google-wallet';

@@ -3,7 +3,7 @@
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
-import { loadDownloadIdKey } from './download-id';
+import { loadDownloadIdKey } from './passes/download-id';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
@@ -17,7 +17,7 @@ export type Services = {
   log: Logger;
   store: Store;
   limiter: RateLimiter;
-  /** The HMAC key download ids are derived under (lib/download-id.ts). */
+  /** The HMAC key download ids are derived under (lib/passes/download-id.ts). */
   downloadIdKey: Buffer;
   /** Inits per second from all clients together (INIT_BUDGET_PER_SECOND). */
   initBudget: InitBudget;

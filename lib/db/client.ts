@@ -10,7 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { ensurePrivateDir, restrictTree } from '../data-dir';
+import { ensurePrivateDir, restrictTree } from './data-dir';
 import * as schema from './schema';
 
 export type Database = {

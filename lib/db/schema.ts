@@ -32,7 +32,7 @@ export const passes = pgTable('passes', {
   serialNumber: text('serial_number').primaryKey(),
   /**
    * SHA-256 (hex) of the download id: what /download looks up. The id itself is not stored: it is
-   * HMAC-SHA256(download id key, serial), derived again for a returning wallet (lib/download-id.ts).
+   * HMAC-SHA256(download id key, serial), derived again for a returning wallet (lib/passes/download-id.ts).
    */
   downloadIdHash: text('download_id_hash').notNull().unique(),
   publicKey: text('public_key').notNull().unique(),

@@ -5,7 +5,7 @@ import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } f
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import forge from 'node-forge';
-import { ensurePrivateDir } from '../data-dir';
+import { ensurePrivateDir } from '../db/data-dir';
 import { ConfigError, DEV_PASS_TYPE_ID, DEV_TEAM_ID, type AppleSigning } from '../config';
 
 export type SigningMaterial = {

@@ -7,7 +7,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir } from './data-dir';
+import { ensurePrivateDir } from '../db/data-dir';
 
 export const DOWNLOAD_ID_KEY_FILE = 'download-id.key';
 
