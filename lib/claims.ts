@@ -13,6 +13,8 @@ import type { Services } from './services';
 import { verifyWalletSignature } from './signature';
 import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
+import { notifyJobsEnqueued } from './queue';
+import { enqueueWebhookEvent, webhookEventJob, type WebhookEventData, type WebhookEventType } from './webhooks';
 
 /**
  * SHA-256 of a secret (nonce, pass id): what the database stores as the lookup key. Threat: an
@@ -105,6 +107,9 @@ async function redeem(
 ): Promise<ClaimResult | undefined> {
   const now = new Date();
   const serialNumber = randomUUID();
+  // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
+  // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.
+  const onCreated = webhookEventJob(services.config, 'pass.created', { serialNumber, publicKey: params.publicKey, walletType: params.walletType }, now);
   const outcome = await services.store.redeemMessage({
     nonceHash: params.nonceHash,
     publicKey: params.publicKey,
@@ -117,8 +122,10 @@ async function redeem(
       walletType: params.walletType,
       claimedAt: now,
     },
+    onCreated,
   });
   if (outcome.kind === 'not_redeemed') return undefined;
+  if (outcome.kind === 'created' && onCreated) notifyJobsEnqueued();
   // The same id as at creation: derived again from the serial, never read back from storage.
   const downloadId = downloadIdOf(services.downloadIdKey, outcome.pass.serialNumber);
   if (outcome.kind === 'existing' && lookupHash(downloadId) !== outcome.pass.downloadIdHash) {
@@ -191,6 +198,7 @@ export async function getGoogleSaveUrl(services: Services, passId: string): Prom
 export async function verifyPass(services: Services, serial: string): Promise<PassCheck> {
   const pass = await services.store.findPassBySerial(serial);
   if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
+  if (services.config.webhook) await announce(services, 'pass.scanned', pass);
   return {
     genuine: true,
     serialNumber: pass.serialNumber,
@@ -199,4 +207,16 @@ export async function verifyPass(services: Services, serial: string): Promise<Pa
     claimedAt: pass.claimedAt.toISOString(),
     issuer: services.config.organizationName,
   };
+}
+
+/**
+ * Enqueues a webhook event after the change that caused it. A failure to enqueue is logged, not
+ * answered: the pass exists (or was checked) either way, and the client must not retry for it.
+ */
+async function announce(services: Services, type: WebhookEventType, pass: WebhookEventData): Promise<void> {
+  try {
+    await enqueueWebhookEvent(services, type, { serialNumber: pass.serialNumber, publicKey: pass.publicKey, walletType: pass.walletType });
+  } catch (error) {
+    services.log.warn({ event: 'webhook_enqueue_failed', type, serial: pass.serialNumber, err: (error as Error).message }, 'webhook event not enqueued');
+  }
 }

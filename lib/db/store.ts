@@ -7,10 +7,14 @@ import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
 import type { Database } from './client';
+import type { JobInput } from '../queue';
+
+/** One parameterized statement: what the storage modules need of a database. */
+export type Queryable = Pick<Database, 'query'>;
 import type { PassRow, SignInMessageRow } from './schema';
 
-export type NewMessage = Omit<SignInMessageRow, 'usedAt'>;
-export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag'>;
+export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
+export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag' | 'status' | 'voidReason' | 'updatedAt'>;
 /** A pass without its file bytes. */
 export type PassInfo = NewPass;
 export type PassWithFile = PassRow;
@@ -33,7 +37,15 @@ export const DEFAULT_PENDING_MESSAGES_PER_KEY = 5;
 
 type InsertOutcome = { inserted: true } | { inserted: false; retryAfterSeconds: number };
 
-type RedeemParams = { nonceHash: string; publicKey: string; exactText?: string; now: Date; newPass: NewPass };
+type RedeemParams = {
+  nonceHash: string;
+  publicKey: string;
+  exactText?: string;
+  now: Date;
+  newPass: NewPass;
+  /** A job to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
+  onCreated?: JobInput;
+};
 type RedeemOutcome = { used: boolean; created: boolean };
 
 /**
@@ -80,6 +92,14 @@ export class Store {
   get kind() {
     return this.database.kind;
   }
+
+  /**
+   * The database behind this store's availability guard, for the modules that keep their own
+   * statements (lib/db/operators.ts, lib/queue, lib/webhooks): the same 503 rules as the claim's.
+   */
+  readonly sql: Queryable = {
+    query: <Row>(text: string, params?: unknown[]) => this.guard(() => this.database.query<Row>(text, params)),
+  };
 
   /** Concurrent health checks share one `select 1`. */
   ping(): Promise<void> {
@@ -193,12 +213,13 @@ export class Store {
   private async redeemMessages(claims: RedeemParams[]): Promise<RedeemOutcome[]> {
     const rows = await this.database.query<{ used: boolean; created: boolean }>(
       `with input as (
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
-           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, position)
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
+           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, job, position)
        ), used as (
          update sign_in_messages m set used_at = i.at
          from input i
          where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
            and (i.exact_text is null or m.message = i.exact_text)
          returning m.nonce_hash, m.public_key
        ), freed as (
@@ -207,11 +228,16 @@ export class Store {
          from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
          where w.public_key = u.public_key
        ), created as (
-         insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at)
-         select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at
+         insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+         select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
          from input i join used u on u.nonce_hash = i.nonce_hash
          on conflict (public_key) do nothing
          returning serial_number
+       ), announced as (
+         insert into jobs (kind, payload, run_at)
+         select i.job::jsonb->>'kind', i.job::jsonb->'payload', i.at
+         from input i join created c on c.serial_number = i.serial_number
+         where i.job is not null
        )
        select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
               exists (select 1 from created c where c.serial_number = i.serial_number) as created
@@ -224,6 +250,7 @@ export class Store {
         claims.map((c) => c.newPass.serialNumber),
         claims.map((c) => c.newPass.downloadIdHash),
         claims.map((c) => c.newPass.walletType),
+        claims.map((c) => (c.onCreated ? JSON.stringify(c.onCreated) : null)),
       ],
     );
     return rows.map((row) => ({ used: row.used, created: row.created }));
