@@ -5,11 +5,14 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 import { testServiceAccount, TEST_ISSUER_ID } from '../support/google';
 
 const BASE = 'https://passes.example.com';
+
+// Each test opens its own database (PGlite creates one in seconds on a quiet machine, far longer on a busy one).
+vi.setConfig({ testTimeout: 180_000 });
 
 describe.each(BACKENDS)('limits on %s', (backend) => {
   let app: TestApp | undefined;

@@ -24,10 +24,10 @@ describe('IPv6 clients, from addresses in a network namespace', () => {
     }
     const output = execFileSync('unshare', [...unshare, process.execPath, '--import', 'tsx', 'test/server/support/ipv6-probe.ts'], {
       encoding: 'utf8',
-      timeout: 90_000,
+      timeout: 240_000,
     });
     const result = JSON.parse(output.trim().split('\n').pop()!);
     expect(result.inits).toEqual({ sameFirst: 200, sameSecond: 200, sameThird: 429, otherFirst: 200 });
     expect(result.connections).toEqual({ held: [true, true], sameThird: false, other: true });
-  }, 120_000);
+  }, 270_000);
 });

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '2',
     MAX_CONNECTIONS_PER_IP: '2',
     LOG_LEVEL: 'warn',
-  });
+  }, { timeoutMs: 150_000 });
   try {
     // Two addresses of one /64 share one budget of 2; another /64 has its own.
     const inits = {
