@@ -14,6 +14,11 @@ const DOCS_CONTENT_SECURITY_POLICY = [
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  experimental: {
+    // What Next.js buffers of a request body for proxy.ts (default 10 MB). Pages take no body
+    // (proxy.ts answers 405 to anything but GET/HEAD) and the API's bodies are 16 KiB at most.
+    proxyClientMaxBodySize: '32kb',
+  },
   reactStrictMode: true,
   // Loaded by Node at run time rather than bundled: they read files next to their own code
   // (PGlite's WebAssembly, drizzle's migrator) or are large server-only libraries.

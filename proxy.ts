@@ -3,13 +3,24 @@
 // in next.config.mjs, so every page carries them even where the proxy does not run.
 import { NextResponse, type NextRequest } from 'next/server';
 import { isApiPath } from '@/lib/api/endpoints';
+import { toProblem } from '@/lib/api/problem';
 import { isDevelopmentBuild } from '@/lib/config';
+import { AppError } from '@/lib/errors';
 import { newNonce, pageContentSecurityPolicy } from '@/lib/page-security';
 
 export function proxy(request: NextRequest) {
   // Under `next start` the API's route handlers pass through here too; they set their own headers
   // (lib/api/cors.ts), and /verify its own policy. Under the custom server they never reach Next.
   if (isApiPath(request.nextUrl.pathname)) return NextResponse.next();
+  // Pages answer GET and HEAD only (as under the custom server, server.ts): nothing else reaches
+  // a page, whose renderer would read the body. Next.js buffers at most proxyClientMaxBodySize of
+  // it for this function (next.config.mjs).
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return NextResponse.json(toProblem(new AppError('method_not_allowed', 'Pages answer GET and HEAD only.')), {
+      status: 405,
+      headers: { allow: 'GET, HEAD', connection: 'close', 'content-type': 'application/problem+json' },
+    });
+  }
   const nonce = newNonce();
   const csp = pageContentSecurityPolicy(nonce, { dev: isDevelopmentBuild() });
   const requestHeaders = new Headers(request.headers);

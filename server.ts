@@ -6,11 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import next from 'next';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
-import { normalizeAddress } from './lib/api/client-ip';
+import type { Socket } from 'node:net';
+import { normalizeAddress, rateLimitKey } from './lib/api/client-ip';
 import { ENDPOINTS } from './lib/api/endpoints';
 import { createApi, problem, type Api } from './lib/api/frame';
 import { markCustomServer } from './lib/api/next';
-import { ConfigError, loadConfig } from './lib/config';
+import { ConfigError, loadConfig, type Config } from './lib/config';
+import { restrictUmask } from './lib/db/data-dir';
 import { DatabaseOpenError } from './lib/db/client';
 import { AppError } from './lib/errors';
 import { createServices, type Services } from './lib/services';
@@ -18,8 +20,16 @@ import { createServices, type Services } from './lib/services';
 const dev = process.argv.includes('--dev');
 /** In-flight requests get this long to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 8000;
+/** A client gets this long to send a request's headers; a slower one is cut off (408). */
+const HEADERS_TIMEOUT_MS = 15_000;
+/** How often Node checks connections against the headers and request timeouts (default 30 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+/** Page paths answer only these; anything else is refused before its body is read. */
+const PAGE_METHODS = new Set(['GET', 'HEAD']);
 
 async function main(): Promise<void> {
+  // Before anything is written: DATA_DIR's files (keys, the embedded database) are the user's only.
+  restrictUmask();
   const config = loadConfig();
   const services = await createServices(config);
   const { log } = services;
@@ -31,7 +41,7 @@ async function main(): Promise<void> {
   const pages = app.getRequestHandler();
 
   let shuttingDown = false;
-  const server = createServer((req, res) => {
+  const server = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (req, res) => {
     const requestId = randomUUID();
     res.setHeader('X-Request-Id', requestId);
     if (shuttingDown) {
@@ -42,11 +52,14 @@ async function main(): Promise<void> {
     const started = process.hrtime.bigint();
     res.on('finish', () => accessLog(services, req, res, requestId, started));
     if (api.serves(pathOf(req.url))) void serveApi(api, req, res, requestId, log);
+    else if (!PAGE_METHODS.has(req.method ?? '')) refusePageMethod(res, requestId);
     else void pages(req, res);
   });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout (60 s)
-  server.headersTimeout = 66_000;
+  // Counted from a request's first byte (an idle keep-alive connection is the keep-alive timeout's).
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = 30_000;
+  limitConnections(server, config, log);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -90,12 +103,63 @@ async function main(): Promise<void> {
 async function serveApi(api: Api, req: IncomingMessage, res: ServerResponse, requestId: string, log: Services['log']): Promise<void> {
   try {
     const response = await api.handle(new NodeRequest({ req, res }), { peer: normalizeAddress(req.socket.remoteAddress), requestId });
+    // A body left unread (refused: 413, 415, 429, 405) would otherwise be read to its end and
+    // thrown away before the connection could serve another request: close it instead.
+    if (!req.complete) res.setHeader('connection', 'close');
     await sendNodeResponse(res, response);
   } catch (error) {
     log.error({ err: error, requestId }, 'answering an API request failed');
     if (!res.headersSent) await sendNodeResponse(res, problem(new AppError('internal_error', `Quote request id ${requestId}.`), requestId));
     else res.destroy();
   }
+}
+
+/**
+ * A page path with a method other than GET or HEAD: 405 without reading the body (Next.js would
+ * buffer it), and the connection closed, so the unread body is never parsed as a next request.
+ */
+function refusePageMethod(res: ServerResponse, requestId: string): void {
+  res.setHeader('connection', 'close');
+  void sendNodeResponse(res, problem(new AppError('method_not_allowed', 'Pages answer GET and HEAD only.'), requestId, { allow: 'GET, HEAD' }));
+}
+
+/**
+ * Open connections: at most MAX_CONNECTIONS in all (Node drops the rest as they arrive), and at
+ * most MAX_CONNECTIONS_PER_IP from one address (an IPv6 /64), so one client holding connections
+ * open cannot take all of them. Behind TRUST_PROXY every connection comes from the proxies, so the
+ * per-IP cap would throttle everyone: it is not applied there (the proxy's job, docs/limits.md).
+ */
+function limitConnections(server: ReturnType<typeof createServer>, config: Config, log: Services['log']): void {
+  server.maxConnections = config.maxConnections;
+  const warn = onceEvery(10_000, (event: string, message: string) => log.warn({ event }, message));
+  server.on('drop', () => warn('connections_full', `MAX_CONNECTIONS (${config.maxConnections}) reached: refusing new connections`));
+  if (config.maxConnectionsPerIp === 0 || config.trustProxyHops > 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const key = rateLimitKey(normalizeAddress(socket.remoteAddress) ?? 'unknown');
+    const count = (open.get(key) ?? 0) + 1;
+    if (count > config.maxConnectionsPerIp) {
+      warn('connections_per_ip_full', `MAX_CONNECTIONS_PER_IP (${config.maxConnectionsPerIp}) reached by one address: refusing its new connections`);
+      socket.destroy();
+      return;
+    }
+    open.set(key, count);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
+}
+
+/** `action`, at most once per `intervalMs` (a flood must not flood the log too). */
+function onceEvery<A extends unknown[]>(intervalMs: number, action: (...args: A) => void): (...args: A) => void {
+  let last = 0;
+  return (...args) => {
+    if (Date.now() - last < intervalMs) return;
+    last = Date.now();
+    action(...args);
+  };
 }
 
 /** The path of a request target, without its query, dot segments resolved as the frame's URL does. */

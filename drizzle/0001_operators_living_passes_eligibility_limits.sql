@@ -56,6 +56,12 @@ CREATE TABLE "operator_sessions" (
 	"revoked_at" timestamp with time zone
 );
 --> statement-breakpoint
+CREATE TABLE "wallet_pending" (
+	"public_key" text PRIMARY KEY NOT NULL,
+	"pending" jsonb NOT NULL,
+	"last_expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "passes" ADD COLUMN "status" text DEFAULT 'active' NOT NULL;--> statement-breakpoint
 ALTER TABLE "passes" ADD COLUMN "void_reason" text;--> statement-breakpoint
 ALTER TABLE "passes" ADD COLUMN "updated_at" timestamp with time zone DEFAULT now() NOT NULL;--> statement-breakpoint
@@ -70,4 +76,6 @@ CREATE INDEX "eligibility_rounds_started_at_idx" ON "eligibility_rounds" USING b
 CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE done_at is null and failed_at is null;--> statement-breakpoint
 CREATE INDEX "jobs_kind_idx" ON "jobs" USING btree ("kind","id");--> statement-breakpoint
 CREATE INDEX "operator_sessions_expires_at_idx" ON "operator_sessions" USING btree ("expires_at");--> statement-breakpoint
-CREATE INDEX "passes_claimed_at_idx" ON "passes" USING btree ("claimed_at","serial_number");
+CREATE INDEX "wallet_pending_last_expires_at_idx" ON "wallet_pending" USING btree ("last_expires_at");--> statement-breakpoint
+CREATE INDEX "passes_claimed_at_idx" ON "passes" USING btree ("claimed_at","serial_number");--> statement-breakpoint
+ALTER TABLE "passes" DROP COLUMN "download_id";

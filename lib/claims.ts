@@ -1,9 +1,10 @@
 // The claim use case: issue a sign-in message, redeem a signed one for a pass, serve the pass
 // file, check a pass's serial, and give its Google Wallet link. Routes call these; each returns
 // a value or throws an AppError with a code.
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import { requireEligible } from './eligibility/gate';
+import { downloadIdOf } from './passes/download-id';
 import { AppError } from './errors';
 import { redact } from './log';
 import { currentPassFile, googleSaveLink } from './passes/living';
@@ -28,6 +29,12 @@ export type IssuedMessage = SignInFields & { message: string };
 
 export async function issueMessage(services: Services, publicKey: string): Promise<IssuedMessage> {
   const { config, store } = services;
+  const budget = await services.initBudget.consume();
+  if (!budget.allowed) {
+    throw new AppError('rate_limited', `This service is issuing as many messages as it can; retry in ${budget.retryAfterSeconds} seconds.`, {
+      retryAfterSeconds: budget.retryAfterSeconds,
+    });
+  }
   // Before anything is stored: a wallet that may not claim gets nothing to sign.
   if (services.eligibility) await requireEligible(services, publicKey);
   const fields = buildSignInFields(
@@ -104,7 +111,6 @@ async function redeem(
   params: { nonceHash: string; publicKey: string; walletType: WalletType; exactText?: string },
 ): Promise<ClaimResult | undefined> {
   const now = new Date();
-  const downloadId = randomBytes(32).toString('base64url');
   const serialNumber = randomUUID();
   // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
   // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.
@@ -116,8 +122,7 @@ async function redeem(
     now,
     newPass: {
       serialNumber,
-      downloadId,
-      downloadIdHash: lookupHash(downloadId),
+      downloadIdHash: lookupHash(downloadIdOf(services.downloadIdKey, serialNumber)),
       publicKey: params.publicKey,
       walletType: params.walletType,
       claimedAt: now,
@@ -126,11 +131,22 @@ async function redeem(
   });
   if (outcome.kind === 'not_redeemed') return undefined;
   if (outcome.kind === 'created' && onCreated) notifyJobsEnqueued();
+  // The same id as at creation: derived again from the serial, never read back from storage.
+  const downloadId = downloadIdOf(services.downloadIdKey, outcome.pass.serialNumber);
+  if (outcome.kind === 'existing' && lookupHash(downloadId) !== outcome.pass.downloadIdHash) {
+    // Claimed before ids were derived, or under another key: its wallet, just proven, gets a
+    // working link (the old one stops working).
+    await services.store.setDownloadIdHash(outcome.pass.serialNumber, lookupHash(downloadId));
+    services.log.warn(
+      { event: 'download_id_rekeyed', serial: outcome.pass.serialNumber },
+      'a returning wallet\'s pass had a download id not derived under this DOWNLOAD_ID_KEY: it now has a new link (do all instances share one DOWNLOAD_ID_KEY?)',
+    );
+  }
   services.log.info(
-    { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(outcome.pass.downloadId) },
+    { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(downloadId) },
     outcome.kind === 'created' ? 'pass created' : 'returning wallet',
   );
-  return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, outcome.pass.downloadId) };
+  return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, downloadId) };
 }
 
 const notIssued = () => new AppError('message_not_issued', 'This message was not issued by this service for this public key, or it was altered.');

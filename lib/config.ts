@@ -136,6 +136,19 @@ const apnsOrigin = z.string().transform((value, ctx) => {
   return url.origin;
 });
 
+/**
+ * DOWNLOAD_ID_KEY: the HMAC key download ids are derived under. Taken as text (its UTF-8 bytes are
+ * the key), so any generator works; 32 characters at least, so it cannot be a short password.
+ * Never echoed.
+ */
+const downloadIdKey = z.string().transform((value, ctx) => {
+  const key = Buffer.from(value.trim(), 'utf8');
+  if (key.length < 32) {
+    ctx.addIssue({ code: 'custom', message: `must be at least 32 characters of random text (it has ${key.length}); generate one with: openssl rand -base64 32` });
+  }
+  return key;
+});
+
 export const DEFAULT_APNS_URL = 'https://api.push.apple.com';
 
 /** Google's Wallet REST API origin; the paths are /walletobjects/v1/... */
@@ -205,6 +218,11 @@ const envSchema = z.object({
     })
     .default(0),
   NONCE_TTL_SECONDS: integer(1, 7 * 24 * 3600).default(600),
+  PENDING_MESSAGES_PER_KEY: integer(1, 1000).default(5),
+  INIT_BUDGET_PER_SECOND: integer(0, 1_000_000).default(100),
+  MAX_CONNECTIONS: integer(1, 1_000_000).default(1024),
+  MAX_CONNECTIONS_PER_IP: integer(0, 1_000_000).default(256),
+  DOWNLOAD_ID_KEY: downloadIdKey.optional(),
   SOLANA_CHAIN_ID: z
     .string()
     .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be a chain id such as mainnet, devnet or solana:mainnet')
@@ -269,6 +287,16 @@ export type Config = {
   /** Number of trusted proxies in front of the service; 0 ignores X-Forwarded-For. */
   trustProxyHops: number;
   nonceTtlSeconds: number;
+  /** Unused, unexpired messages one public key may hold; past it, init answers 429. */
+  pendingMessagesPerKey: number;
+  /** Inits per second this instance issues to all clients together; 0: no budget. */
+  initBudgetPerSecond: number;
+  /** Open connections this instance accepts at once. */
+  maxConnections: number;
+  /** Open connections from one IP (an IPv6 /64); 0: no per-IP cap. Not applied behind TRUST_PROXY. */
+  maxConnectionsPerIp: number;
+  /** The HMAC key of download ids; unset: generated once into DATA_DIR/download-id.key. */
+  downloadIdKey?: Buffer;
   chainId: string;
   statement: string;
   organizationName: string;
@@ -329,6 +357,12 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxyHops: e.TRUST_PROXY,
     nonceTtlSeconds: e.NONCE_TTL_SECONDS,
+    pendingMessagesPerKey: e.PENDING_MESSAGES_PER_KEY,
+    // RATE_LIMIT_PER_MINUTE=0 is the one switch for benchmarks and trusted set-ups (contract).
+    initBudgetPerSecond: e.RATE_LIMIT_PER_MINUTE === 0 ? 0 : e.INIT_BUDGET_PER_SECOND,
+    maxConnections: e.MAX_CONNECTIONS,
+    maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    downloadIdKey: e.DOWNLOAD_ID_KEY,
     chainId: e.SOLANA_CHAIN_ID,
     statement: e.CLAIM_STATEMENT,
     organizationName: e.PASS_ORGANIZATION_NAME,

@@ -105,3 +105,17 @@ async function decide(limiter: RateLimiterAbstract, clientIp: string): Promise<R
     throw rejection;
   }
 }
+
+export type InitBudget = { consume(): Promise<RateLimitDecision> };
+
+/**
+ * The per-instance budget of inits from all clients together: whatever the number of addresses
+ * an attacker spreads an init flood over, this instance stores at most this many messages a
+ * second. In process on purpose: it bounds this instance's (and its database's) write rate, so
+ * N instances allow N budgets. 0: no budget.
+ */
+export function createInitBudget(perSecond: number): InitBudget {
+  if (perSecond === 0) return { consume: async () => ({ allowed: true }) };
+  const limiter = new RateLimiterMemory({ points: perSecond, duration: 1, keyPrefix: 'init-budget' });
+  return { consume: () => decide(limiter, 'all') };
+}

@@ -6,6 +6,7 @@ import { Store } from './db/store';
 import { createChainReader } from './eligibility/chain';
 import { EligibilityChecker } from './eligibility/checker';
 import { startRechecks } from './eligibility/recheck';
+import { loadDownloadIdKey } from './passes/download-id';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
@@ -15,7 +16,7 @@ import { registerChangeJobs } from './passes/change-jobs';
 import { createLiving, type Living } from './passes/living';
 import type { PassIssuer } from './passes/pkpass';
 import { DEFAULT_WORKER_OPTIONS, JobWorker } from './queue/worker';
-import { createRateLimiter, type RateLimiter } from './rate-limit';
+import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
 // Registers the webhook delivery handler with the job queue.
 import './webhooks';
 
@@ -24,6 +25,10 @@ export type Services = {
   log: Logger;
   store: Store;
   limiter: RateLimiter;
+  /** The HMAC key download ids are derived under (lib/passes/download-id.ts). */
+  downloadIdKey: Buffer;
+  /** Inits per second from all clients together (INIT_BUDGET_PER_SECOND). */
+  initBudget: InitBudget;
   issuer: PassIssuer;
   /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
   google?: GoogleWallet;
@@ -67,7 +72,14 @@ export async function createServices(config: Config): Promise<Services> {
       log.error({ event: 'database_unavailable', err: describeError(error) }, 'database unreachable: answering 503 until it is back'),
     onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
     onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
-  });
+  }, { pendingMessagesPerKey: config.pendingMessagesPerKey });
+  const downloadIds = loadDownloadIdKey(config.downloadIdKey, config.dataDir);
+  if (downloadIds.source === 'file' && config.databaseUrl) {
+    log.warn(
+      { event: 'download_id_key_local' },
+      `DOWNLOAD_ID_KEY is not set: download ids are derived under the key in ${config.dataDir}; every instance sharing this database must use one key (set DOWNLOAD_ID_KEY)`,
+    );
+  }
   const living = createLiving(config, store, signing, google);
   registerChangeJobs();
   const limiter = createRateLimiter(
@@ -107,6 +119,8 @@ export async function createServices(config: Config): Promise<Services> {
     log,
     store,
     limiter,
+    downloadIdKey: downloadIds.key,
+    initBudget: createInitBudget(config.initBudgetPerSecond),
     issuer: {
       signing,
       signer,

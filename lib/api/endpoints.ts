@@ -168,6 +168,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
       'The `https://pay.google.com/gp/v/save/<jwt>` link for the pass of a download id (the `pass` of a `downloadUrl`), when the service has a Google Wallet issuer. Keyed by the secret download id, since the link lets anyone save the pass.',
     query: downloadQuerySchema,
     malformedInput: 'pass_not_found',
+    // Each link costs an RS256 signature: counted against the claim path's per-IP budget.
+    rateLimited: true,
     responses: {
       200: { description: 'The link (under 1,800 characters).', json: googleSaveResponseSchema },
     },

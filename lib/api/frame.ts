@@ -11,7 +11,7 @@ import type { Services } from '../services';
 import { authenticateOperator } from '../operators/auth';
 import { invalidInput } from '../validate';
 import { readJsonObject } from './body';
-import { clientIp } from './client-ip';
+import { clientIp, rateLimitKey } from './client-ip';
 import { API_HEADERS, preflight } from './cors';
 import type { Endpoint, Method, Reply } from './endpoint';
 import { Router } from './router';
@@ -81,7 +81,7 @@ function parse<S extends z.ZodType>(entry: Endpoint, schema: S, input: unknown):
 }
 
 async function enforceRateLimit(services: Services, ip: string): Promise<void> {
-  const decision = await services.limiter.consume(ip);
+  const decision = await services.limiter.consume(rateLimitKey(ip));
   if (!decision.allowed) {
     throw new AppError('rate_limited', `Too many requests. Retry in ${decision.retryAfterSeconds} seconds.`, {
       retryAfterSeconds: decision.retryAfterSeconds,

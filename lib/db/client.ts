@@ -10,6 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { ensurePrivateDir, restrictTree } from './data-dir';
 import * as schema from './schema';
 
 export type Database = {
@@ -42,12 +43,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openPglite(dataDir: string): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dataDir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const releaseLock = lockDataDir(dataDir);
   let client: PGlite | undefined;
   try {
     client = await PGlite.create(dir);
     await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+    restrictTree(dir);
     const opened = client;
     return {
       kind: 'pglite',

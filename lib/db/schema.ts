@@ -39,9 +39,10 @@ export const passes = pgTable(
   {
   /** Public identifier printed on the pass (its QR code leads to /verify?serial=). */
   serialNumber: text('serial_number').primaryKey(),
-  /** The secret id of the download link, returned again to a returning wallet. */
-  downloadId: text('download_id').notNull(),
-  /** SHA-256 (hex) of downloadId: what /download looks up. */
+  /**
+   * SHA-256 (hex) of the download id: what /download looks up. The id itself is not stored: it is
+   * HMAC-SHA256(download id key, serial), derived again for a returning wallet (lib/passes/download-id.ts).
+   */
   downloadIdHash: text('download_id_hash').notNull().unique(),
   publicKey: text('public_key').notNull().unique(),
   walletType: text('wallet_type').notNull(),
@@ -170,6 +171,25 @@ export const eligibilityLease = pgTable('eligibility_lease', {
   leaseUntil: instant('lease_until').notNull(),
   lastStartedAt: instant('last_started_at'),
 });
+
+// ---- Hardening: the per-key cap on pending messages ----
+
+/**
+ * The pending (unused, unexpired) messages of each public key, as {nonce hash: expiry in epoch
+ * ms}: the row an init locks and checks, in the same statement as its insert, so concurrent inits
+ * of one key on any number of instances cannot exceed PENDING_MESSAGES_PER_KEY. A claim removes
+ * its message; expired entries are dropped on the next init, rows once everything expired.
+ */
+export const walletPending = pgTable(
+  'wallet_pending',
+  {
+    publicKey: text('public_key').primaryKey(),
+    pending: jsonb('pending').$type<Record<string, number>>().notNull(),
+    /** The latest expiry in `pending`: past it the row holds nothing, and the purge deletes it. */
+    lastExpiresAt: instant('last_expires_at').notNull(),
+  },
+  (t) => [index('wallet_pending_last_expires_at_idx').on(t.lastExpiresAt)],
+);
 
 export type SignInMessageRow = typeof signInMessages.$inferSelect;
 export type PassRow = typeof passes.$inferSelect;

@@ -26,7 +26,7 @@ export type PassWithFile = PassRow;
 export type Redemption = { kind: 'created'; pass: PassInfo } | { kind: 'existing'; pass: PassInfo } | { kind: 'not_redeemed' };
 
 /** The columns of PassInfo, named as its fields. */
-const PASS_INFO_COLUMNS = `serial_number as "serialNumber", download_id as "downloadId", download_id_hash as "downloadIdHash",
+const PASS_INFO_COLUMNS = `serial_number as "serialNumber", download_id_hash as "downloadIdHash",
   public_key as "publicKey", wallet_type as "walletType", claimed_at as "claimedAt"`;
 
 /** Drivers return timestamptz as Date (node-postgres, PGlite) or as text; the store returns Date. */
@@ -34,6 +34,11 @@ const asDate = (value: Date | string): Date => (value instanceof Date ? value : 
 
 /** Most inits, claims or pings in one statement: enough to absorb a burst, small enough to stay quick. */
 const MAX_BATCH = 64;
+
+/** Unused, unexpired messages one public key may hold when no limit is given (PENDING_MESSAGES_PER_KEY). */
+export const DEFAULT_PENDING_MESSAGES_PER_KEY = 5;
+
+type InsertOutcome = { inserted: true } | { inserted: false; retryAfterSeconds: number };
 
 type RedeemParams = {
   nonceHash: string;
@@ -58,7 +63,7 @@ const PURGE_BATCH = { pglite: 500, postgres: 5000 } as const;
 export class Store {
   private readonly availability: DatabaseAvailability;
   // Group commit (see batcher.ts): concurrent inits, claims and pings each share one statement.
-  private readonly inserts: Batcher<NewMessage, void>;
+  private readonly inserts: Batcher<NewMessage, InsertOutcome>;
   private readonly redemptions: Batcher<RedeemParams, RedeemOutcome>;
   private readonly pings: Batcher<null, void>;
 
@@ -67,10 +72,13 @@ export class Store {
     /** Past this, an operation is answered as "database unavailable" even if it is still pending. */
     private readonly timeoutMs: number,
     private readonly events: AvailabilityEvents = { onDown: () => {}, onUp: () => {}, onBusy: () => {} },
+    private readonly limits: { pendingMessagesPerKey: number } = { pendingMessagesPerKey: DEFAULT_PENDING_MESSAGES_PER_KEY },
   ) {
     this.availability = new DatabaseAvailability(events);
     const common = { maxBatch: MAX_BATCH, concurrency: database.concurrency, retryAlone: (error: unknown) => !unavailability(error) };
-    this.inserts = new Batcher({ ...common, run: (messages) => this.insertMessages(messages) });
+    // One key's inits never share a statement: each checks and updates the key's wallet_pending
+    // row, which one INSERT … ON CONFLICT DO UPDATE may touch only once.
+    this.inserts = new Batcher({ ...common, key: (message) => message.publicKey, run: (messages) => this.insertMessages(messages) });
     // One wallet's claims never run at once: in one statement a second INSERT of its pass would
     // not wait for the first, and in two concurrent statements they could deadlock.
     this.redemptions = new Batcher({ ...common, key: (claim) => claim.publicKey, run: (claims) => this.redeemMessages(claims) });
@@ -101,23 +109,71 @@ export class Store {
     return this.guard(() => this.pings.submit(null));
   }
 
+  /**
+   * Stores an issued message, unless its public key already holds PENDING_MESSAGES_PER_KEY
+   * pending (unused, unexpired) ones: then nothing is stored and rate_limited says when the
+   * oldest of them expires.
+   */
   insertMessage(message: NewMessage): Promise<void> {
-    return this.guard(() => this.inserts.submit(message));
+    return this.guard(async () => {
+      const outcome = await this.inserts.submit(message);
+      if (!outcome.inserted) {
+        throw new AppError(
+          'rate_limited',
+          `This public key holds ${this.limits.pendingMessagesPerKey} unused messages: sign one of them, or retry in ${outcome.retryAfterSeconds} seconds.`,
+          { retryAfterSeconds: outcome.retryAfterSeconds },
+        );
+      }
+    });
   }
 
-  private async insertMessages(messages: NewMessage[]): Promise<void[]> {
-    await this.database.query(
-      `insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
-       select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])`,
+  /**
+   * The inits of one batch (one per key) in one statement. The key's wallet_pending row is the
+   * cap: its upsert takes the row's lock, so concurrent inits of one key (here or on another
+   * instance) run one after the other, each seeing the latest entries. Expired entries are
+   * dropped, and the message's own entry is added only while fewer than the cap remain; the
+   * message row is inserted only if its entry was. Every row is updated, admitted or not, so
+   * RETURNING gives each key's entries (and the earliest expiry for a refusal's Retry-After).
+   */
+  private async insertMessages(messages: NewMessage[]): Promise<InsertOutcome[]> {
+    const now = Date.now();
+    const rows = await this.database.query<{ inserted: boolean; earliest: string | number | null }>(
+      `with input as (
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
+           with ordinality as t(nonce_hash, public_key, message, issued_at, expires_at, position)
+       ), pending as (
+         insert into wallet_pending as w (public_key, pending, last_expires_at)
+         select public_key, jsonb_build_object(nonce_hash, (extract(epoch from expires_at) * 1000)::bigint), expires_at from input
+         on conflict (public_key) do update set
+           pending = case
+             when (select count(*) from jsonb_each(w.pending) e where (e.value)::bigint > $6) < $7
+               then coalesce((select jsonb_object_agg(e.key, e.value) from jsonb_each(w.pending) e where (e.value)::bigint > $6), '{}'::jsonb) || excluded.pending
+             else coalesce((select jsonb_object_agg(e.key, e.value) from jsonb_each(w.pending) e where (e.value)::bigint > $6), '{}'::jsonb)
+           end,
+           last_expires_at = greatest(w.last_expires_at, excluded.last_expires_at)
+         returning public_key, pending
+       ), inserted as (
+         insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
+         select i.nonce_hash, i.public_key, i.message, i.issued_at, i.expires_at
+         from input i join pending p on p.public_key = i.public_key and p.pending ? i.nonce_hash
+         returning nonce_hash
+       )
+       select exists (select 1 from inserted x where x.nonce_hash = i.nonce_hash) as inserted,
+              (select min((e.value)::bigint) from pending p, jsonb_each(p.pending) e where p.public_key = i.public_key) as earliest
+       from input i order by i.position`,
       [
         messages.map((m) => m.nonceHash),
         messages.map((m) => m.publicKey),
         messages.map((m) => m.message),
         messages.map((m) => m.issuedAt.toISOString()),
         messages.map((m) => m.expiresAt.toISOString()),
+        now,
+        this.limits.pendingMessagesPerKey,
       ],
     );
-    return messages.map(() => undefined);
+    return rows.map((row): InsertOutcome =>
+      row.inserted ? { inserted: true } : { inserted: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row.earliest ?? now) - now) / 1000)) },
+    );
   }
 
   findMessage(nonceHash: string): Promise<SignInMessageRow | undefined> {
@@ -160,18 +216,23 @@ export class Store {
   private async redeemMessages(claims: RedeemParams[]): Promise<RedeemOutcome[]> {
     const rows = await this.database.query<{ used: boolean; created: boolean }>(
       `with input as (
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id, download_id_hash, wallet_type, job, position)
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
+           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, job, position)
        ), used as (
          update sign_in_messages m set used_at = i.at
          from input i
          where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
            and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
            and (i.exact_text is null or m.message = i.exact_text)
-         returning m.nonce_hash
+         returning m.nonce_hash, m.public_key
+       ), freed as (
+         -- A used message is no longer pending: its key may be issued another.
+         update wallet_pending w set pending = w.pending - u.nonces
+         from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
+         where w.public_key = u.public_key
        ), created as (
-         insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
-         select i.serial_number, i.download_id, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
+         insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+         select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
          from input i join used u on u.nonce_hash = i.nonce_hash
          on conflict (public_key) do nothing
          returning serial_number
@@ -190,7 +251,6 @@ export class Store {
         claims.map((c) => c.exactText ?? null),
         claims.map((c) => c.now.toISOString()),
         claims.map((c) => c.newPass.serialNumber),
-        claims.map((c) => c.newPass.downloadId),
         claims.map((c) => c.newPass.downloadIdHash),
         claims.map((c) => c.newPass.walletType),
         claims.map((c) => (c.onCreated ? JSON.stringify(c.onCreated) : null)),
@@ -253,8 +313,32 @@ export class Store {
           [before.toISOString(), PURGE_BATCH[this.database.kind]],
         )) as [{ deleted: number }];
         total += deleted;
+        if (deleted < PURGE_BATCH[this.database.kind]) break;
+      }
+      // Keys whose every pending message has expired (their rows only grow back on an init).
+      for (;;) {
+        const [{ deleted }] = (await this.database.query<{ deleted: number }>(
+          `with gone as (
+             delete from wallet_pending where public_key in (
+               select public_key from wallet_pending where last_expires_at < $1 limit $2
+             ) returning 1
+           )
+           select count(*)::int as deleted from gone`,
+          [before.toISOString(), PURGE_BATCH[this.database.kind]],
+        )) as [{ deleted: number }];
         if (deleted < PURGE_BATCH[this.database.kind]) return total;
       }
+    });
+  }
+
+  /**
+   * Points a pass's download lookup at a newly derived id: for a pass whose stored hash is not
+   * that of the id derived under the current key (claimed before download ids were derived, or
+   * under another DOWNLOAD_ID_KEY). Called only for its wallet, after a verified signature.
+   */
+  setDownloadIdHash(serialNumber: string, downloadIdHash: string): Promise<void> {
+    return this.guard(async () => {
+      await this.database.query(`update passes set download_id_hash = $2 where serial_number = $1`, [serialNumber, downloadIdHash]);
     });
   }
 

@@ -5,6 +5,7 @@ import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } f
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import forge from 'node-forge';
+import { ensurePrivateDir } from '../db/data-dir';
 import { ConfigError, DEV_PASS_TYPE_ID, DEV_TEAM_ID, type AppleSigning } from '../config';
 
 export type SigningMaterial = {
@@ -74,11 +75,12 @@ const DEV_FILES = { wwdr: 'wwdr-ca.pem', cert: 'signer-cert.pem', key: 'signer-k
 /** Loads the development chain from DATA_DIR, generating it the first time. */
 export function ensureDevelopmentChain(dataDir: string): SigningMaterial {
   const dir = path.join(dataDir, 'dev-certificates');
+  ensurePrivateDir(dataDir);
   if (!existsSync(path.join(dir, DEV_FILES.key))) {
     // Written to a temporary directory and renamed into place, so a crash or a second process
     // starting at the same moment never leaves half a chain.
     const staging = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    mkdirSync(staging, { recursive: true });
+    mkdirSync(staging, { mode: 0o700 });
     const chain = generateDevelopmentChain();
     writeFileSync(path.join(staging, DEV_FILES.wwdr), chain.wwdrCertPem);
     writeFileSync(path.join(staging, DEV_FILES.cert), chain.signerCertPem);

@@ -38,8 +38,8 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
 
   it('purges expired messages, so an init flood cannot grow the database without bound', async () => {
     app = await TestApp.open(backend, { NONCE_TTL_SECONDS: '1' });
-    const wallet = new TestWallet();
-    for (let i = 0; i < 100; i++) await app.init(wallet.publicKey);
+    // 100 wallets (one wallet holds at most PENDING_MESSAGES_PER_KEY pending messages).
+    for (let i = 0; i < 100; i++) await app.init(new TestWallet().publicKey);
     // Reads the table directly: the store has no counting query of its own.
     const messages = async () => {
       const [row] = await app!.services.store['database'].query<{ n: number }>('select count(*)::int as n from sign_in_messages');
@@ -49,6 +49,9 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     const deleted = await app.services.store.purgeMessagesExpiredBefore(new Date(Date.now() + 5000));
     expect(deleted).toBe(100);
     expect(await messages()).toBe(0);
+    // The per-key bookkeeping of those messages goes too.
+    const [pending] = await app.services.store['database'].query<{ n: number }>('select count(*)::int as n from wallet_pending');
+    expect(pending!.n).toBe(0);
   });
 
   describe('rate limits', () => {
@@ -94,10 +97,10 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
       await problem(await init('192.0.2.99, 203.0.113.1'));
     });
 
-    it('turns off with RATE_LIMIT_PER_MINUTE=0', async () => {
-      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '0' });
-      const wallet = new TestWallet();
-      for (let i = 0; i < 80; i++) await app.init(wallet.publicKey);
+    it('turns off with RATE_LIMIT_PER_MINUTE=0, and so does the per-instance init budget', async () => {
+      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '0', INIT_BUDGET_PER_SECOND: '5' });
+      // One client, 80 wallets (one wallet's pending messages stay capped: docs/limits.md).
+      await Promise.all(Array.from({ length: 80 }, () => app!.init(new TestWallet().publicKey)));
     });
   });
 

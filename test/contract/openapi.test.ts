@@ -175,7 +175,7 @@ describe('the document matches what the route handlers answer', () => {
     await app.restart({ NONCE_TTL_SECONDS: '600' });
   });
 
-  it('429 with Retry-After on both rate-limited endpoints', async () => {
+  it('429 with Retry-After on every rate-limited endpoint', async () => {
     await app.restart({ RATE_LIMIT_PER_MINUTE: '1' });
     const wallet = new TestWallet();
     await app.fetch(`${INIT}?publicKey=${wallet.publicKey}`, { ip: '198.51.100.1' });
@@ -185,6 +185,11 @@ describe('the document matches what the route handlers answer', () => {
     const claim = await app.postClaim({ message: 'x', signature: wallet.sign('x'), publicKey: wallet.publicKey }, { ip: '198.51.100.1' });
     expect(claim.headers.get('retry-after')).toMatch(/^\d+$/);
     await checker.check('POST', CLAIM, claim);
+    // The Google link counts too; it is limited before the pass is looked up.
+    const link = await app.fetch('/api/v1/passes/google?pass=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { ip: '198.51.100.1' });
+    expect(link.status).toBe(429);
+    expect(link.headers.get('retry-after')).toMatch(/^\d+$/);
+    await checker.check('GET', '/api/v1/passes/google', link);
     await app.restart({ RATE_LIMIT_PER_MINUTE: '0' });
   });
 
