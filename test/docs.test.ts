@@ -66,7 +66,10 @@ describe('the documentation', () => {
     expect(layout, 'a Layout section with the map in a code block').toBeDefined();
     // The lib/ part of the map: from its line to the next top-level entry.
     const libMap = /^lib\/.*\n((?:[ ].*\n)*)/m.exec(layout!)?.[1] ?? '';
-    const named = new Set([...libMap.matchAll(/^ {2}([A-Za-z0-9_.-]+)(\/|\s)/gm)].map(([, name]) => name!));
+    // A line names one entry, or several separated by ", " (`client/, cli/`), before its description.
+    const named = new Set(
+      [...libMap.matchAll(/^ {2}((?:[A-Za-z0-9_.-]+\/?, )*[A-Za-z0-9_.-]+\/?)(?=\s)/gm)].flatMap(([, names]) => names!.split(', ').map((name) => name.replace(/\/$/, ''))),
+    );
     const entries = readdirSync(path.join(ROOT, 'lib')).filter((name) => !name.endsWith('.test.ts'));
     expect(entries.filter((name) => !named.has(name))).toEqual([]);
   });
