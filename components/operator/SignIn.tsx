@@ -3,6 +3,7 @@
 // stack loads when the operator reaches for one (pointer, focus, touch). Connecting and the one
 // signature happen in a single action; the card says what the wallet is being asked.
 import { forwardRef } from 'react';
+import { useWalletStack } from '@/components/wallet/use-wallet-stack';
 import { Button, Spinner } from '@/components/ui/Button';
 import { ArrowRightIcon } from '@/components/ui/icons';
 import type { OperatorSession, SignInProblem } from './use-operator-session';
@@ -20,6 +21,9 @@ const PROBLEMS: Record<SignInProblem, string> = {
   unexpected: 'Something went wrong. Try again.',
 };
 
+/** The session is the cookie, not the wallet's connection: the console does not follow the wallet. */
+const noConnectionEvents = () => undefined;
+
 const STEPS = {
   connecting: (name: string) => `Approve the connection in ${name}.`,
   signing: (name: string) => `Sign the sign-in message in ${name}. It is not a transaction and costs nothing.`,
@@ -27,7 +31,8 @@ const STEPS = {
 };
 
 export const SignIn = forwardRef<HTMLHeadingElement, { session: OperatorSession }>(function SignIn({ session }, ref) {
-  const { state, stack } = session;
+  const { state } = session;
+  const stack = useWalletStack(noConnectionEvents);
   const list = stack.walletList;
   const busy = state.kind === 'signing-in' ? state : null;
   const problem = state.kind === 'signed-out' ? state.problem : undefined;
@@ -68,7 +73,7 @@ export const SignIn = forwardRef<HTMLHeadingElement, { session: OperatorSession 
                 onPointerEnter={stack.prepare}
                 onTouchStart={stack.prepare}
                 onFocus={stack.prepare}
-                onClick={() => session.signIn(wallet)}
+                onClick={() => session.signIn(wallet, stack)}
               >
                 {/* eslint-disable-next-line @next/next/no-img-element -- the wallet's data: URI icon */}
                 <img src={wallet.icon} alt="" width={32} height={32} className={styles.walletIcon} />
@@ -80,7 +85,7 @@ export const SignIn = forwardRef<HTMLHeadingElement, { session: OperatorSession 
         </ul>
       )}
       {busy && (
-        <Button variant="quiet" onClick={session.cancel}>
+        <Button variant="quiet" onClick={() => session.cancel(stack)}>
           Cancel
         </Button>
       )}

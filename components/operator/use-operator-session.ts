@@ -1,10 +1,11 @@
 'use client';
-// The operator's session: whether this browser holds one (asked once at load, so a signed-in
-// operator never loads the wallet stack), and signing in with a wallet: connect, ask the service
+// The operator's session: whether this browser holds one (asked once at load), and signing in with
+// a wallet through the sign-in view's wallet stack (SignIn.tsx owns it, so a signed-in operator
+// never loads it): connect, ask the service
 // for an operator sign-in message, one signature, POST it. The session itself is an HttpOnly
 // cookie the service sets; the page only knows whose it is and when it ends.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useWalletStack, type WalletHandle, type WalletStack } from '@/components/wallet/use-wallet-stack';
+import type { WalletHandle, WalletStack } from '@/components/wallet/use-wallet-stack';
 import type { WalletOption } from '@/components/wallet/types';
 import { ClaimApiError } from '@/lib/client';
 import { operatorApi, type Session } from '@/lib/client/operator';
@@ -28,19 +29,16 @@ export type SessionState =
 
 export type OperatorSession = {
   state: SessionState;
-  stack: WalletStack;
-  signIn(wallet: WalletOption): void;
-  cancel(): void;
+  /** Connects `wallet` through the sign-in view's wallet stack, signs, and opens a session. */
+  signIn(wallet: WalletOption, stack: WalletStack): void;
+  cancel(stack: WalletStack): void;
   signOut(): Promise<void>;
   /** A request answered 401: the session is over (expired, revoked, or the wallet left the list). */
   sessionEnded(): void;
 };
 
-const noConnectionEvents = () => undefined;
-
 export function useOperatorSession(): OperatorSession {
   const [state, setState] = useState<SessionState>({ kind: 'checking' });
-  const stack = useWalletStack(noConnectionEvents);
   const run = useRef(0);
 
   useEffect(() => {
@@ -54,15 +52,14 @@ export function useOperatorSession(): OperatorSession {
     };
   }, []);
 
-  const { handle } = stack;
   const signIn = useCallback(
-    async (wallet: WalletOption) => {
+    async (wallet: WalletOption, stack: WalletStack) => {
       const current = ++run.current;
       const stillCurrent = () => current === run.current;
       setState({ kind: 'signing-in', wallet, step: 'connecting' });
       let wallets: WalletHandle;
       try {
-        wallets = await handle();
+        wallets = await stack.handle();
       } catch {
         if (stillCurrent()) setState({ kind: 'signed-out', problem: 'load-failed' });
         return;
@@ -93,14 +90,14 @@ export function useOperatorSession(): OperatorSession {
         void wallets.disconnect();
       }
     },
-    [handle],
+    [],
   );
 
-  const cancel = useCallback(() => {
+  const cancel = useCallback((stack: WalletStack) => {
     run.current++;
     setState({ kind: 'signed-out' });
     void stack.loadedHandle()?.disconnect();
-  }, [stack]);
+  }, []);
 
   const signOut = useCallback(async () => {
     run.current++;
@@ -118,7 +115,7 @@ export function useOperatorSession(): OperatorSession {
     setState({ kind: 'signed-out', problem: 'expired' });
   }, []);
 
-  return { state, stack, signIn: (wallet) => void signIn(wallet), cancel, signOut, sessionEnded };
+  return { state, signIn: (wallet, stack) => void signIn(wallet, stack), cancel, signOut, sessionEnded };
 }
 
 /** What an API failure means for the operator signing in. */
