@@ -29,9 +29,9 @@ let server: TestServer;
 test.describe.configure({ mode: 'default' }); // one server, tests in order in one worker
 
 test.beforeAll(async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   server = new TestServer({ port: await freePort(), env: { OPERATOR_WALLETS: operator.address } });
-  await server.start();
+  await server.start(180_000);
   const client = createClaimClient({ baseUrl: server.url });
   for (const { wallet, walletType } of claimers) {
     const init = await client.init(wallet.publicKey);

@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   }
 
   const server = new TestServer({ port });
-  await server.start();
+  await server.start(180_000); // a busy machine can take a while
   const polyfills = new Set<string>();
   const results: { page: string; html: string; firstLoad: Weighed[]; withStack: Weighed[] }[] = [];
   try {
