@@ -12,6 +12,7 @@ import type { Services } from './services';
 import { verifyWalletSignature } from './signature';
 import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
+import { enqueueWebhookEvent, type WebhookEventData, type WebhookEventType } from './webhooks';
 
 /**
  * SHA-256 of a secret (nonce, pass id): what the database stores as the lookup key. Threat: an
@@ -113,6 +114,8 @@ async function redeem(
     },
   });
   if (outcome.kind === 'not_redeemed') return undefined;
+  // Only with WEBHOOK_URL set: the claim's hot path gains no statement otherwise.
+  if (outcome.kind === 'created' && services.config.webhook) await announce(services, 'pass.created', outcome.pass);
   services.log.info(
     { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(outcome.pass.downloadId) },
     outcome.kind === 'created' ? 'pass created' : 'returning wallet',
@@ -174,6 +177,7 @@ export async function getGoogleSaveUrl(services: Services, passId: string): Prom
 export async function verifyPass(services: Services, serial: string): Promise<PassCheck> {
   const pass = await services.store.findPassBySerial(serial);
   if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
+  if (services.config.webhook) await announce(services, 'pass.scanned', pass);
   return {
     genuine: true,
     serialNumber: pass.serialNumber,
@@ -182,4 +186,16 @@ export async function verifyPass(services: Services, serial: string): Promise<Pa
     claimedAt: pass.claimedAt.toISOString(),
     issuer: services.config.organizationName,
   };
+}
+
+/**
+ * Enqueues a webhook event after the change that caused it. A failure to enqueue is logged, not
+ * answered: the pass exists (or was checked) either way, and the client must not retry for it.
+ */
+async function announce(services: Services, type: WebhookEventType, pass: WebhookEventData): Promise<void> {
+  try {
+    await enqueueWebhookEvent(services, type, { serialNumber: pass.serialNumber, publicKey: pass.publicKey, walletType: pass.walletType });
+  } catch (error) {
+    services.log.warn({ event: 'webhook_enqueue_failed', type, serial: pass.serialNumber, err: (error as Error).message }, 'webhook event not enqueued');
+  }
 }

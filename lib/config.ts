@@ -202,6 +202,8 @@ const envSchema = z.object({
   CLAIM_POLICY: z.string().optional(),
   // At most a week: Node timers overflow past 24.8 days, and a slower re-check is no re-check.
   ELIGIBILITY_RECHECK_SECONDS: integer(0, 7 * 24 * 3600).default(3600),
+  // Internal, for tests: the first retry delay of the job queue (webhook deliveries, pushes).
+  JOB_RETRY_BASE_MS: integer(10, 3_600_000).default(10_000),
 });
 
 export type AppleSigning = {
@@ -249,6 +251,8 @@ export type Config = {
   claimPolicy?: ClaimPolicy;
   /** How often passes are checked again against the policy; 0: never. */
   eligibilityRecheckSeconds: number;
+  /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
+  jobRetryBaseMs: number;
 };
 
 type Env = Record<string, string | undefined>;
@@ -295,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     solanaRpcUrl: e.SOLANA_RPC_URL,
     claimPolicy: claimPolicy(e),
     eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
+    jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
   };
 }
 

@@ -9,7 +9,10 @@ import { loadSigningMaterial } from './passes/certificates';
 import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createManifestSigner } from './passes/manifest-signer';
 import type { PassIssuer } from './passes/pkpass';
+import { DEFAULT_WORKER_OPTIONS, JobWorker } from './queue/worker';
 import { createRateLimiter, type RateLimiter } from './rate-limit';
+// Registers the webhook delivery handler with the job queue.
+import './webhooks';
 
 export type Services = {
   config: Config;
@@ -19,6 +22,8 @@ export type Services = {
   issuer: PassIssuer;
   /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
   google?: GoogleWallet;
+  /** The job queue's worker on this instance (lib/queue): webhook deliveries, device pushes. */
+  jobs: JobWorker;
   close(): Promise<void>;
 };
 
@@ -79,7 +84,7 @@ export async function createServices(config: Config): Promise<Services> {
     );
   }
 
-  return {
+  const services: Services = {
     config,
     log,
     store,
@@ -93,10 +98,17 @@ export async function createServices(config: Config): Promise<Services> {
       chainId: config.chainId,
     },
     google,
+    jobs: undefined as unknown as JobWorker,
     async close() {
       clearInterval(purgeTimer);
+      // First, so no job starts against a closing store; jobs under way finish or are handed back.
+      await services.jobs.stop();
       await limiter.close();
       await store.close();
     },
   };
+  // The worker's handlers get the services, so it is made once they exist.
+  services.jobs = new JobWorker(services, store.sql, { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: config.jobRetryBaseMs });
+  services.jobs.start();
+  return services;
 }

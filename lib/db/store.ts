@@ -6,10 +6,13 @@
 import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import type { Database } from './client';
+
+/** One parameterized statement: what the storage modules need of a database. */
+export type Queryable = Pick<Database, 'query'>;
 import type { PassRow, SignInMessageRow } from './schema';
 
-export type NewMessage = Omit<SignInMessageRow, 'usedAt'>;
-export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag'>;
+export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
+export type NewPass = Omit<PassRow, 'pkpass' | 'pkpassEtag' | 'status' | 'voidReason' | 'updatedAt'>;
 /** A pass without its file bytes. */
 export type PassInfo = NewPass;
 export type PassWithFile = PassRow;
@@ -42,6 +45,14 @@ export class Store {
   get kind() {
     return this.database.kind;
   }
+
+  /**
+   * The database behind this store's availability guard, for the modules that keep their own
+   * statements (lib/db/operators.ts, lib/queue, lib/webhooks): the same 503 rules as the claim's.
+   */
+  readonly sql: Queryable = {
+    query: <Row>(text: string, params?: unknown[]) => this.guard(() => this.database.query<Row>(text, params)),
+  };
 
   ping(): Promise<void> {
     return this.guard(() => this.database.ping());
@@ -89,8 +100,8 @@ export class Store {
              and ($4::text is null or message = $4)
            returning public_key
          ), created as (
-           insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at)
-           select $5, $6, $7, public_key, $8, $3 from used
+           insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+           select $5, $6, $7, public_key, $8, $3, $3 from used
            on conflict (public_key) do nothing
            returning serial_number
          )

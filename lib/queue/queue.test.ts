@@ -1,0 +1,171 @@
+// The durable job queue on a real database (PGlite, and PostgreSQL when TEST_DATABASE_URL is set):
+// jobs run once, failures are retried with backoff, a permanent failure stops, jobs survive a
+// restart, a lease that ran out hands the job to another worker, and on PostgreSQL two instances
+// sharing the database run each job once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS, TestApp } from '@/test/support/app';
+import { eventually, sleep } from '@/scripts/support/server-process';
+import { enqueue, PermanentJobFailure, registerJobHandler } from './index';
+import { retryDelayMs, MAX_RETRY_DELAY_MS } from './worker';
+
+type JobRow = { id: string; attempts: number; done_at: Date | null; failed_at: Date | null; last_error: string | null; run_at: Date; created_at: Date };
+
+const jobRow = async (app: TestApp, id: number) =>
+  (await app.services.store.sql.query<JobRow>(`select * from jobs where id = $1`, [id]))[0]!;
+
+/** Each test uses kinds of its own: handlers are process-wide. */
+let kindCounter = 0;
+const newKind = () => `test.job.${process.pid}.${kindCounter++}`;
+
+describe('retry delays', () => {
+  it('double from the base, are capped at an hour, and keep retrying past 24 hours', () => {
+    expect(retryDelayMs(1, 10_000)).toBeGreaterThanOrEqual(9000);
+    expect(retryDelayMs(1, 10_000)).toBeLessThanOrEqual(11_000);
+    expect(retryDelayMs(4, 10_000)).toBeGreaterThanOrEqual(72_000);
+    expect(retryDelayMs(4, 10_000)).toBeLessThanOrEqual(88_000);
+    expect(retryDelayMs(40, 10_000)).toBeLessThanOrEqual(MAX_RETRY_DELAY_MS * 1.1);
+    // The attempts the default schedule makes within a day: enough that 24 hours pass before it gives up.
+    let elapsed = 0;
+    let attempts = 0;
+    while (elapsed < 24 * 3600_000) elapsed += retryDelayMs(++attempts, 10_000);
+    expect(attempts).toBeGreaterThan(20);
+  });
+});
+
+describe.each(BACKENDS)('job queue on %s', (backend) => {
+  // One database for the file (opening one is slow); each test has job kinds of its own.
+  let shared: TestApp;
+  beforeAll(async () => {
+    shared = await TestApp.open(backend, { JOB_RETRY_BASE_MS: '50' });
+  });
+  afterAll(() => shared.close());
+  const open = async () => shared;
+
+  it('runs an enqueued job promptly, once, with its payload', async () => {
+    const app = await open();
+    const kind = newKind();
+    const seen: unknown[] = [];
+    registerJobHandler(kind, async (payload) => {
+      seen.push(payload);
+    });
+    const started = Date.now();
+    const [id] = await enqueue(app.services.store.sql, { kind, payload: { hello: 'world', n: 1 } });
+    await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 5000, 'job done');
+    expect(Date.now() - started).toBeLessThan(900); // woken at once, not at the next poll
+    expect(seen).toEqual([{ hello: 'world', n: 1 }]);
+    expect((await jobRow(app, id!)).attempts).toBe(1);
+  });
+
+  it('retries a failing job with backoff until it succeeds, keeping the last error meanwhile', async () => {
+    const app = await open();
+    const kind = newKind();
+    const times: number[] = [];
+    registerJobHandler(kind, async () => {
+      times.push(Date.now());
+      if (times.length < 3) throw new Error(`receiver down ${times.length}`);
+    });
+    const [id] = await enqueue(app.services.store.sql, { kind, payload: {} });
+    await eventually(async () => (times.length >= 2 ? true : undefined), 5000, 'second attempt');
+    const row = await eventually(async () => {
+      const r = await jobRow(app, id!);
+      return r.done_at ? r : undefined;
+    }, 5000, 'job done');
+    expect(row.attempts).toBe(3);
+    expect(row.last_error).toBeNull();
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(40); // ~50 ms, then ~100 ms
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(80);
+  });
+
+  it('gives up at once on PermanentJobFailure, and after the retry window otherwise', async () => {
+    const app = await open();
+    const kind = newKind();
+    registerJobHandler(kind, async (payload: { permanent: boolean }) => {
+      throw payload.permanent ? new PermanentJobFailure('no such thing') : new Error('still down');
+    });
+    const [permanent] = await enqueue(app.services.store.sql, { kind, payload: { permanent: true } });
+    const failed = await eventually(async () => {
+      const r = await jobRow(app, permanent!);
+      return r.failed_at ? r : undefined;
+    }, 5000, 'permanent failure recorded');
+    expect(failed).toMatchObject({ attempts: 1, last_error: 'no such thing' });
+
+    // A job enqueued more than 24 hours ago that fails again is given up.
+    const [old] = await enqueue(app.services.store.sql, { kind, payload: { permanent: false } });
+    await app.services.store.sql.query(`update jobs set created_at = now() - interval '25 hours' where id = $1`, [old]);
+    const gaveUp = await eventually(async () => {
+      const r = await jobRow(app, old!);
+      return r.failed_at ? r : undefined;
+    }, 5000, 'old job given up');
+    expect(gaveUp.last_error).toBe('still down');
+  });
+
+  it('keeps a job across a restart and runs it after, when it is due', async () => {
+    const app = await open();
+    const kind = newKind();
+    let ran = 0;
+    const [id] = await enqueue(app.services.store.sql, { kind, payload: {}, runAt: new Date(Date.now() + 1500) });
+    await app.restart();
+    registerJobHandler(kind, async () => {
+      ran++;
+    });
+    await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 8000, 'job done after restart');
+    expect(ran).toBe(1);
+  });
+
+  it('hands a job whose lease ran out (its instance died) to the next claim', async () => {
+    const app = await open();
+    const kind = newKind();
+    let ran = 0;
+    // As a killed instance leaves it: claimed, attempt counted, lease in the past.
+    const [id] = await enqueue(app.services.store.sql, { kind, payload: {}, runAt: new Date(Date.now() + 60_000) });
+    await app.services.store.sql.query(
+      `update jobs set run_at = now(), attempts = 1, locked_by = 'dead', locked_until = now() + interval '700 milliseconds' where id = $1`,
+      [id],
+    );
+    registerJobHandler(kind, async () => {
+      ran++;
+    });
+    await sleep(300);
+    expect(ran).toBe(0); // still leased
+    await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 5000, 'job taken over');
+    expect(ran).toBe(1);
+    expect((await jobRow(app, id!)).attempts).toBe(2);
+  });
+});
+
+describe.each(BACKENDS.filter((backend) => backend === 'postgres'))('job queue with two instances on %s', (backend) => {
+  let first: TestApp;
+  let second: TestApp;
+  beforeAll(async () => {
+    first = await TestApp.open(backend, { JOB_RETRY_BASE_MS: '50' });
+    second = await TestApp.open(backend, first.env);
+  });
+  afterAll(async () => {
+    await second.close(); // its own (unused) scratch database and directory
+    await first.close();
+  });
+
+  it('runs each job once', async () => {
+    const kind = newKind();
+    const runs = new Map<number, number>();
+    const byInstance = new Map<unknown, number>();
+    registerJobHandler(kind, async (payload: { n: number }, { services }) => {
+      runs.set(payload.n, (runs.get(payload.n) ?? 0) + 1);
+      byInstance.set(services, (byInstance.get(services) ?? 0) + 1);
+      await sleep(5);
+    });
+    const ids = await enqueue(first.services.store.sql, Array.from({ length: 200 }, (_, n) => ({ kind, payload: { n } })));
+    second.services.jobs.poke();
+    await eventually(async () => {
+      const [{ left }] = (await first.services.store.sql.query<{ left: number }>(
+        `select count(*)::int as left from jobs where id = any($1::bigint[]) and done_at is null`,
+        [ids],
+      )) as [{ left: number }];
+      return left === 0 ? true : undefined;
+    }, 20_000, 'all jobs done');
+    expect(runs.size).toBe(200);
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+    expect(byInstance.get(first.services)).toBeGreaterThan(0); // both took part
+    expect(byInstance.get(second.services)).toBeGreaterThan(0);
+  });
+});

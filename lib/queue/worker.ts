@@ -1,0 +1,239 @@
+// The worker that runs the queue's jobs on this instance: started with the services, stopped on
+// shutdown. It claims due jobs of the kinds it has handlers for (FOR UPDATE SKIP LOCKED, so
+// instances never take the same job), runs them concurrently, and records each outcome with the
+// lease token of its attempt, so an attempt that outlived its lease cannot overwrite a newer one.
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/store';
+import type { Services } from '../services';
+import { handledKinds, jobHandler, onJobsEnqueued, PermanentJobFailure, type JobInfo } from './index';
+
+export type WorkerOptions = {
+  /** First retry delay; each next one doubles, up to MAX_RETRY_DELAY_MS. */
+  retryBaseMs: number;
+  /** Retries go on until a failure happens at least this long after the job was enqueued. */
+  retryWindowMs: number;
+  /** How long a claimed job is reserved for this instance. */
+  leaseMs: number;
+  /** How often the worker looks for due jobs when nothing wakes it. */
+  pollMs: number;
+  /** Jobs run at once on this instance. */
+  concurrency: number;
+};
+
+export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
+  retryBaseMs: 10_000,
+  retryWindowMs: 24 * 60 * 60 * 1000,
+  leaseMs: 60_000,
+  pollMs: 1000,
+  concurrency: 8,
+};
+
+/** Retries never wait longer than this, so a receiver that comes back is served within the hour. */
+export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+/** A handler is aborted this long before its lease runs out, so its outcome is recorded in time. */
+const LEASE_MARGIN_MS = 5000;
+/** On stop, jobs under way get this long to finish before they are aborted. */
+const STOP_GRACE_MS = 3000;
+/** Finished jobs are kept this long (the console shows deliveries), failed ones longer. */
+const KEEP_DONE_MS = 7 * 24 * 60 * 60 * 1000;
+const KEEP_FAILED_MS = 30 * 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+const MAX_ERROR_LENGTH = 500;
+
+/** The delay before retry number `attempt` (1 for the first retry): base·2^(n-1), capped, ±10 % jitter. */
+export function retryDelayMs(attempt: number, baseMs: number): number {
+  const exponential = Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), MAX_RETRY_DELAY_MS);
+  return Math.round(exponential * (0.9 + Math.random() * 0.2));
+}
+
+type ClaimedJob = JobInfo & { payload: unknown; token: string };
+
+export class JobWorker {
+  private readonly running = new Map<number, { done: Promise<void>; abort: AbortController }>();
+  private stopping = false;
+  private woken = false;
+  private wake: () => void = () => {};
+  private loopDone: Promise<void> = Promise.resolve();
+  private lastPurge = 0;
+  private readonly unsubscribe: () => void;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly services: Services,
+    private readonly db: Queryable,
+    private readonly options: WorkerOptions,
+  ) {
+    this.unsubscribe = onJobsEnqueued(() => this.poke());
+  }
+
+  start(): void {
+    this.loopDone = this.loop();
+  }
+
+  /** Makes the loop look for due jobs now. */
+  poke(): void {
+    this.woken = true;
+    this.wake();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      this.woken = false;
+      const free = this.options.concurrency - this.running.size;
+      const kinds = handledKinds();
+      let claimed: ClaimedJob[] = [];
+      if (free > 0 && kinds.length > 0) {
+        try {
+          claimed = await this.claim(kinds, free);
+        } catch (error) {
+          this.services.log.warn({ event: 'jobs_claim_failed', err: (error as Error).message }, 'could not claim jobs');
+        }
+        await this.purgeNowAndThen();
+      }
+      for (const job of claimed) this.run(job);
+      if (this.stopping) break;
+      // A full batch means more may be due: look again at once.
+      if (claimed.length > 0 && claimed.length === free) continue;
+      if (!this.woken) await this.sleep(this.options.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async claim(kinds: string[], limit: number): Promise<ClaimedJob[]> {
+    const token = randomBytes(12).toString('base64url');
+    const rows = await this.db.query<{ id: string | number; kind: string; payload: unknown; attempts: number; created_at: Date | string }>(
+      `with next as (
+         select id from jobs
+         where done_at is null and failed_at is null and run_at <= now()
+           and (locked_until is null or locked_until < now())
+           and kind in (select jsonb_array_elements_text($1::jsonb))
+         order by run_at, id
+         limit $2
+         for update skip locked
+       )
+       update jobs set locked_until = now() + $3 * interval '1 millisecond', locked_by = $4, attempts = jobs.attempts + 1
+       from next where jobs.id = next.id
+       returning jobs.id, jobs.kind, jobs.payload, jobs.attempts, jobs.created_at`,
+      [JSON.stringify(kinds), limit, this.options.leaseMs, token],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
+      attempts: row.attempts,
+      createdAt: new Date(row.created_at),
+      token,
+    }));
+  }
+
+  private run(job: ClaimedJob): void {
+    const abort = new AbortController();
+    const leaseTimer = setTimeout(() => abort.abort(new Error('the lease ran out')), Math.max(this.options.leaseMs - LEASE_MARGIN_MS, 1));
+    leaseTimer.unref();
+    const done = this.attempt(job, abort.signal).finally(() => {
+      clearTimeout(leaseTimer);
+      this.running.delete(job.id);
+      this.poke(); // a slot is free
+    });
+    this.running.set(job.id, { done, abort });
+  }
+
+  private async attempt(job: ClaimedJob, signal: AbortSignal): Promise<void> {
+    const { log } = this.services;
+    const handler = jobHandler(job.kind);
+    const info: JobInfo = { id: job.id, kind: job.kind, attempts: job.attempts, createdAt: job.createdAt };
+    try {
+      if (!handler) throw new PermanentJobFailure(`no handler for job kind ${job.kind}`);
+      await handler(job.payload, { services: this.services, job: info, log, signal });
+    } catch (error) {
+      await this.recordFailure(job, error, signal).catch((recordError: unknown) =>
+        log.warn({ event: 'job_record_failed', jobId: job.id, err: (recordError as Error).message }, 'could not record a job failure; it runs again after its lease'),
+      );
+      return;
+    }
+    await this.db
+      .query(`update jobs set done_at = now(), locked_until = null, locked_by = null, last_error = null where id = $1 and locked_by = $2`, [job.id, job.token])
+      .catch((error: unknown) =>
+        log.warn({ event: 'job_record_failed', jobId: job.id, err: (error as Error).message }, 'could not record a finished job; it may run again after its lease'),
+      );
+  }
+
+  private async recordFailure(job: ClaimedJob, error: unknown, signal: AbortSignal): Promise<void> {
+    const { log } = this.services;
+    if (this.stopping && signal.aborted) {
+      // Cut short by our own shutdown: not the job's fault. Hand it back for the next instance.
+      await this.db.query(
+        `update jobs set locked_until = null, locked_by = null, attempts = greatest(attempts - 1, 0), run_at = now() where id = $1 and locked_by = $2`,
+        [job.id, job.token],
+      );
+      return;
+    }
+    const permanent = error instanceof PermanentJobFailure;
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH) || 'failed';
+    const delay = retryDelayMs(job.attempts, this.options.retryBaseMs);
+    const [row] = await this.db.query<{ failed: boolean }>(
+      `update jobs set last_error = $3, locked_until = null, locked_by = null,
+         failed_at = case when $4::boolean or created_at <= now() - $5 * interval '1 millisecond' then now() end,
+         run_at = now() + $6 * interval '1 millisecond'
+       where id = $1 and locked_by = $2
+       returning failed_at is not null as failed`,
+      [job.id, job.token, message, permanent, this.options.retryWindowMs, delay],
+    );
+    if (row?.failed) {
+      log.warn({ event: 'job_failed', jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job given up');
+    } else if (row) {
+      log.info({ event: 'job_retry', jobId: job.id, kind: job.kind, attempts: job.attempts, retryInMs: delay, err: message }, 'job will be retried');
+      // A retry due before the next poll: look for it then, not a whole poll later.
+      if (delay < this.options.pollMs) {
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          this.poke();
+        }, delay);
+        timer.unref();
+        this.timers.add(timer);
+      }
+    }
+  }
+
+  private async purgeNowAndThen(): Promise<void> {
+    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    try {
+      await this.db.query(
+        `delete from jobs where id in (
+           select id from jobs
+           where done_at < now() - $1 * interval '1 millisecond' or failed_at < now() - $2 * interval '1 millisecond'
+           limit 5000)`,
+        [KEEP_DONE_MS, KEEP_FAILED_MS],
+      );
+    } catch (error) {
+      this.services.log.warn({ event: 'jobs_purge_failed', err: (error as Error).message }, 'could not purge old jobs');
+    }
+  }
+
+  /** Stops claiming, lets jobs under way finish (briefly), aborts the rest and hands them back. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.wake();
+    await this.loopDone;
+    const inFlight = [...this.running.values()];
+    if (inFlight.length === 0) return;
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
+    await Promise.race([Promise.all(inFlight.map((job) => job.done)), grace]);
+    for (const job of this.running.values()) job.abort.abort(new Error('the service is stopping'));
+    await Promise.all([...this.running.values()].map((job) => job.done));
+  }
+}

@@ -1,0 +1,125 @@
+// Webhooks: events POSTed to WEBHOOK_URL, signed per Standard Webhooks (`webhook-id`,
+// `webhook-timestamp`, `webhook-signature`) by the `standardwebhooks` library, never by hand.
+// Each event is one job of the durable queue (lib/queue): retried with backoff for at least 24
+// hours, kept across restarts, sent by one instance. The job's id is the delivery's id in the
+// operator API; the event's `webhook-id` (msg_…) stays the same on every retry, so a receiver
+// can drop a duplicate.
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import type { Config } from '../config';
+import { enqueue, PermanentJobFailure, registerJobHandler, type JobContext, type JobInput } from '../queue';
+import type { Queryable } from '../db/store';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'pass.created',
+  'pass.voided',
+  'pass.restored',
+  'pass.updated',
+  'device.registered',
+  'device.unregistered',
+  'pass.scanned',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** What an event says about its pass. Never a download id: that is the pass file's bearer secret. */
+export type WebhookEventData = {
+  serialNumber: string;
+  publicKey: string;
+  walletType: string;
+  reason?: string;
+  /** device.* events: which device (its library identifier is not a secret; its push token is). */
+  deviceLibraryIdentifier?: string;
+};
+
+/** The job kind of a webhook delivery. */
+export const WEBHOOK_JOB = 'webhook';
+
+export type WebhookJobPayload = {
+  /** The Standard Webhooks message id (`webhook-id`): the same on every retry. */
+  id: string;
+  type: WebhookEventType;
+  /** When the event happened (ISO 8601); `webhook-timestamp` is when it was sent. */
+  timestamp: string;
+  data: WebhookEventData;
+};
+
+export const newWebhookMessageId = () => `msg_${randomBytes(16).toString('base64url')}`;
+
+/** The job of an event, or undefined when webhooks are off (WEBHOOK_URL unset). */
+export function webhookEventJob(config: Pick<Config, 'webhook'>, type: WebhookEventType, data: WebhookEventData, at = new Date()): JobInput | undefined {
+  if (!config.webhook) return undefined;
+  const payload: WebhookJobPayload = { id: newWebhookMessageId(), type, timestamp: at.toISOString(), data: onlyEventFields(data) };
+  return { kind: WEBHOOK_JOB, payload };
+}
+
+/**
+ * Enqueues one event: a no-op when WEBHOOK_URL is unset. `target` is the services (or anything
+ * with their config and store): `enqueueWebhookEvent(services, 'device.registered', {...})`.
+ */
+export async function enqueueWebhookEvent(
+  target: { config: Pick<Config, 'webhook'>; store: { sql: Queryable } },
+  type: WebhookEventType,
+  data: WebhookEventData,
+): Promise<void> {
+  const job = webhookEventJob(target.config, type, data);
+  if (job) await enqueue(target.store.sql, job);
+}
+
+/** Copies only the documented fields, so a caller's extra property (a download id) never leaks out. */
+function onlyEventFields(data: WebhookEventData): WebhookEventData {
+  const { serialNumber, publicKey, walletType, reason, deviceLibraryIdentifier } = data;
+  return {
+    serialNumber,
+    publicKey,
+    walletType,
+    ...(reason !== undefined && reason !== null ? { reason } : {}),
+    ...(deviceLibraryIdentifier !== undefined ? { deviceLibraryIdentifier } : {}),
+  };
+}
+
+/** How long one delivery attempt may take: well inside the queue's lease. */
+const SEND_TIMEOUT_MS = 10_000;
+
+/** The body of an event as POSTed: `{type, timestamp, data}`. */
+export const webhookBody = (payload: WebhookJobPayload) => JSON.stringify({ type: payload.type, timestamp: payload.timestamp, data: payload.data });
+
+/** One delivery attempt: any 2xx is delivered; anything else throws, and the queue retries. */
+export async function deliverWebhook(payload: WebhookJobPayload, context: Pick<JobContext, 'services' | 'signal'>): Promise<void> {
+  const webhook = context.services.config.webhook;
+  if (!webhook) throw new PermanentJobFailure('webhooks are no longer configured (WEBHOOK_URL unset)');
+  const body = webhookBody(payload);
+  const sentAt = new Date();
+  const signature = new Webhook(webhook.secret).sign(payload.id, sentAt, body);
+  let response: Response;
+  try {
+    response = await fetch(webhook.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'wallet-pass-claim-webhooks/1',
+        'webhook-id': payload.id,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      body,
+      // A redirect is not followed: the signed body would go somewhere the operator did not name.
+      redirect: 'manual',
+      signal: AbortSignal.any([context.signal, AbortSignal.timeout(SEND_TIMEOUT_MS)]),
+    });
+  } catch (error) {
+    throw new Error(`no answer from the receiver: ${describeFetchError(error)}`);
+  }
+  await response.body?.cancel().catch(() => {});
+  if (response.status < 200 || response.status > 299) throw new Error(`the receiver answered HTTP ${response.status}`);
+}
+
+/** The cause of a failed fetch (connection refused, timeout), without the URL, which may carry a secret. */
+function describeFetchError(error: unknown): string {
+  const e = error as { name?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError') return `timed out after ${SEND_TIMEOUT_MS / 1000} s`;
+  if (e.name === 'AbortError') return 'aborted';
+  return e.cause?.code ?? e.cause?.message ?? (error as Error).message ?? 'failed';
+}
+
+registerJobHandler(WEBHOOK_JOB, (payload: WebhookJobPayload, context) => deliverWebhook(payload, context));
