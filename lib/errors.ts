@@ -24,7 +24,19 @@ export const PROBLEMS = {
     title: 'Signature invalid',
     when: 'The signature does not verify for this message and public key (signed by another key, over other bytes, or not canonical).',
   },
-  pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id.' },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    when: 'An operator endpoint without a valid credential: no `Authorization: Bearer` token or session cookie, or one that is unknown, expired, revoked or malformed.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    when: 'The signed-in wallet is not in OPERATOR_WALLETS (any more), or a request carrying the session cookie came from another site (the CSRF check), or a credential was used where it cannot be.',
+  },
+  pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id (or, for operators, this serial number).' },
+  api_key_not_found: { status: 404, title: 'API key not found', when: 'No operator API key has this id.' },
+  delivery_not_found: { status: 404, title: 'Delivery not found', when: 'No webhook delivery has this id.' },
   google_wallet_not_configured: {
     status: 404,
     title: 'Google Wallet not configured',

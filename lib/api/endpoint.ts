@@ -4,6 +4,7 @@
 // custom server and the Next.js route handlers both dispatch to it.
 import type { z } from 'zod';
 import type { AppError, ErrorCode } from '../errors';
+import type { Operator } from '../operators/auth';
 import type { Services } from '../services';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -13,6 +14,9 @@ export const TAGS = {
   Claim: 'Prove control of a wallet by signing one message, and get its pass.',
   Passes: 'The pass files.',
   Service: 'Health and this description.',
+  Operators:
+    'For the people who run the service: sign in with an operator wallet, list, void and restore passes, statistics, API keys. Every endpoint but the sign-in takes `Authorization: Bearer <token>` (a session token or an API key) or the console’s session cookie.',
+  Webhooks: 'Events POSTed to WEBHOOK_URL (Standard Webhooks), and their deliveries.',
 } as const;
 
 /** Headers the document names, each described once under components.headers. */
@@ -24,6 +28,11 @@ export const HEADERS = {
   ETag: { description: 'A strong validator of the file: send it back in If-None-Match to get a 304.', schema: { type: 'string' } },
   'Content-Disposition': { description: '`attachment; filename="<name>.pkpass"`', schema: { type: 'string' } },
   'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
+  'Set-Cookie': {
+    description:
+      'The operator session for the browser console: `operator_session=<token>; Path=/api/v1/operator; HttpOnly; SameSite=Strict; Max-Age=<seconds>`, and `Secure` unless PUBLIC_BASE_URL is http on localhost. Only when the request came from PUBLIC_BASE_URL’s origin (or from no browser).',
+    schema: { type: 'string' },
+  },
 } as const;
 
 export type HeaderName = keyof typeof HEADERS;
@@ -49,7 +58,13 @@ export type Reply = {
 };
 
 /** What a handler gets besides its input. */
-export type EndpointContext = { services: Services; requestId: string; clientIp: string };
+export type EndpointContext = {
+  services: Services;
+  requestId: string;
+  clientIp: string;
+  /** Who is calling, on endpoints with `auth`. */
+  operator?: Operator;
+};
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -74,8 +89,17 @@ export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObjec
   query?: Q;
   /** Each property is a {name} segment of the path. */
   params?: P;
-  /** An application/json body (read within MAX_BODY_BYTES) and an example of it. */
-  body?: B extends z.ZodType ? { schema: B; example: unknown } : undefined;
+  /**
+   * An application/json body (read within MAX_BODY_BYTES) and an example of it. `optional`: a
+   * request without a body (no Content-Type, no content) is read as `{}`.
+   */
+  body?: B extends z.ZodType ? { schema: B; example: unknown; optional?: boolean } : undefined;
+  /**
+   * `operator`: only for a signed-in operator (a Bearer session token or API key, or the session
+   * cookie with the CSRF check on unsafe methods), checked before any input is read; the handler
+   * gets the caller as `context.operator`. 401 unauthorized and 403 forbidden are implied.
+   */
+  auth?: 'operator';
   /** Optional request headers, described inline. */
   requestHeaders?: { name: string; description: string }[];
   /** The success answers (and any non-problem answer, such as 503 from /health), by status. */

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { AppError, isAppError, PROBLEMS } from '../errors';
 import type { Logger } from '../log';
 import type { Services } from '../services';
+import { authenticateOperator } from '../operators/auth';
 import { invalidInput } from '../validate';
 import { readJsonObject } from './body';
 import { clientIp } from './client-ip';
@@ -48,19 +49,28 @@ export function createApi(services: Services, endpoints: readonly Endpoint[]): A
       try {
         const ip = clientIp(client.peer, request.headers, services.config.trustProxyHops);
         if (entry.rateLimited) await enforceRateLimit(services, ip);
+        // Before any input is read: a caller without a credential learns nothing from validation.
+        const operator = entry.auth ? await authenticateOperator(services, request) : undefined;
         const input = {
           query: entry.query && parse(entry, entry.query, Object.fromEntries(url.searchParams)),
           params: entry.params && parse(entry, entry.params, route.params),
-          body: entry.body && parse(entry, entry.body.schema, await readJsonObject(request)),
+          body: entry.body && parse(entry, entry.body.schema, entry.body.optional && hasNoBody(request) ? {} : await readJsonObject(request)),
           headers: request.headers,
         };
-        return respond(await entry.handle(input as never, { services, requestId, clientIp: ip }), requestId);
+        return respond(await entry.handle(input as never, { services, requestId, clientIp: ip, operator }), requestId);
       } catch (error) {
         const known = isAppError(error) ? error : internalError(error, requestId, services.log);
         return entry.page ? respond(entry.page.answerError(known), requestId) : problem(known, requestId);
       }
     },
   };
+}
+
+/** A request that sent no body at all: no Content-Type, and no content (or none declared). */
+function hasNoBody(request: Request): boolean {
+  if (request.headers.has('content-type')) return false;
+  const length = request.headers.get('content-length');
+  return length === null ? !request.headers.has('transfer-encoding') : Number(length) === 0;
 }
 
 function parse<S extends z.ZodType>(entry: Endpoint, schema: S, input: unknown): z.output<S> {

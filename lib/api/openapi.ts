@@ -59,11 +59,31 @@ export function buildOpenApiDocument(options: DocumentOptions) {
     components: {
       schemas: components.all(),
       headers: HEADERS,
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** The names of the operator endpoints' two ways in. */
+const SECURITY = { bearer: 'operatorBearer', cookie: 'operatorSession' } as const;
+
+const SECURITY_SCHEMES = {
+  [SECURITY.bearer]: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A session token from `POST /api/v1/operator/sessions` (12 hours), or an API key from `POST /api/v1/operator/api-keys` (until revoked). The wallet behind it must be in OPERATOR_WALLETS.',
+  },
+  [SECURITY.cookie]: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'operator_session',
+    description:
+      'The browser console’s session: the same token, set by `POST /api/v1/operator/sessions` as an HttpOnly, SameSite=Strict cookie. With the cookie, a POST or DELETE must come from PUBLIC_BASE_URL’s origin (its `Origin` header, or `Sec-Fetch-Site: same-origin`); otherwise 403 forbidden (the CSRF check). A Bearer token needs no such check.',
+  },
+} as const;
 
 function operation(endpoint: Endpoint, components: ComponentSchemas) {
   const parameters: unknown[] = [
@@ -91,7 +111,14 @@ function operation(endpoint: Endpoint, components: ComponentSchemas) {
     };
   }
 
-  const codes = endpoint.page ? [] : [...endpoint.problems, ...(endpoint.rateLimited ? (['rate_limited'] as const) : []), ...ALWAYS_POSSIBLE];
+  const codes = endpoint.page
+    ? []
+    : [
+        ...endpoint.problems,
+        ...(endpoint.auth ? (['unauthorized', 'forbidden'] as const) : []),
+        ...(endpoint.rateLimited ? (['rate_limited'] as const) : []),
+        ...ALWAYS_POSSIBLE,
+      ];
   for (const [status, statusCodes] of groupByStatus(codes)) {
     const existing = responses[status];
     const titles = statusCodes.map((code) => PROBLEMS[code].title).join(', or ');
@@ -114,11 +141,12 @@ function operation(endpoint: Endpoint, components: ComponentSchemas) {
     tags: [endpoint.tag],
     summary: endpoint.summary,
     description: endpoint.description,
+    ...(endpoint.auth ? { security: [{ [SECURITY.bearer]: [] }, { [SECURITY.cookie]: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(endpoint.body
       ? {
           requestBody: {
-            required: true,
+            required: !endpoint.body.optional,
             content: { 'application/json': { schema: components.use(endpoint.body.schema, 'input'), example: endpoint.body.example } },
           },
         }

@@ -39,6 +39,11 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   service_unavailable: 19,
   internal_error: 20,
   google_wallet_not_configured: 21,
+  // Operator codes: the claim command never meets them, but every code has its exit code.
+  unauthorized: 30,
+  forbidden: 31,
+  api_key_not_found: 32,
+  delivery_not_found: 33,
 };
 
 type Output = { stdout: (line: string) => void; stderr: (line: string) => void };

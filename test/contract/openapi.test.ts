@@ -245,6 +245,8 @@ describe('the document matches what the route handlers answer', () => {
   });
 
   it('every documented response was seen above', () => {
-    expect(checker.seenResponses().sort()).toEqual(checker.documentedResponses().sort());
+    // The operator API's responses are held to the document the same way in test/contract/operators.test.ts.
+    const here = (response: string) => !response.split(' ')[1]!.startsWith('/api/v1/operator/');
+    expect(checker.seenResponses().filter(here).sort()).toEqual(checker.documentedResponses().filter(here).sort());
   });
 });

@@ -1,0 +1,34 @@
+// Operator API keys: long-lived bearer tokens for automation. The key is shown once, at creation;
+// only its SHA-256 is stored. A key acts for the operator who made it, and stops working when that
+// wallet leaves OPERATOR_WALLETS or the key is revoked.
+import { randomBytes } from 'node:crypto';
+import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../db/operators';
+import { AppError } from '../errors';
+import type { Services } from '../services';
+import { API_KEY_PREFIX, newToken, tokenHash, type Operator } from './auth';
+
+export type NewApiKey = ApiKeyInfo & { key: string };
+
+export async function createApiKey(services: Services, operator: Operator, name: string | undefined): Promise<NewApiKey> {
+  const key = newToken(API_KEY_PREFIX);
+  const info: ApiKeyInfo = {
+    // Public, for listing and revoking: not derived from the key.
+    id: `key_${randomBytes(9).toString('base64url')}`,
+    name: name ?? null,
+    createdBy: operator.publicKey,
+    createdAt: new Date(),
+    lastUsedAt: null,
+  };
+  await insertApiKey(services.store.sql, { ...info, keyHash: tokenHash(key) });
+  services.log.info({ event: 'api_key_created', id: info.id, by: operator.publicKey }, 'operator API key created');
+  return { ...info, key };
+}
+
+export const getApiKeys = (services: Services): Promise<ApiKeyInfo[]> => listApiKeys(services.store.sql);
+
+/** Revokes a key; revoking one already revoked is no error. */
+export async function deleteApiKey(services: Services, operator: Operator, id: string): Promise<void> {
+  const outcome = await revokeApiKey(services.store.sql, id, new Date());
+  if (outcome === 'unknown') throw new AppError('api_key_not_found', 'No API key has this id.');
+  services.log.info({ event: 'api_key_revoked', id, by: operator.publicKey }, 'operator API key revoked');
+}

@@ -1,0 +1,61 @@
+// The operator's view of passes: a filtered, paged list, one pass, and the statistics.
+import { findOperatorPass, listPasses, passStats, type OperatorPass, type PassFilter } from '../db/operators';
+import { AppError } from '../errors';
+import type { Services } from '../services';
+
+export type PassPage = { passes: OperatorPass[]; nextCursor: string | null };
+
+/**
+ * The cursor is opaque to clients: base64url of the last pass's position. It only ever selects
+ * passes after that position, so a forged one can show nothing a filter could not.
+ */
+const encodeCursor = (position: { claimedAt: string; serialNumber: string }) => Buffer.from(JSON.stringify([position.claimedAt, position.serialNumber])).toString('base64url');
+
+function decodeCursor(cursor: string): { claimedAt: string; serialNumber: string } {
+  try {
+    const [claimedAt, serialNumber] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof claimedAt === 'string' && typeof serialNumber === 'string' && !Number.isNaN(Date.parse(claimedAt.replace(' ', 'T')))) {
+      return { claimedAt, serialNumber };
+    }
+  } catch {
+    // answered below
+  }
+  throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', { fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }] });
+}
+
+export async function listOperatorPasses(services: Services, query: PassFilter & { cursor?: string; limit: number }): Promise<PassPage> {
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  // One more than asked tells whether there is a next page.
+  const rows = await listPasses(services.store.sql, query, after, query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const more = rows.length > query.limit;
+  return { passes: page.map((row) => row.pass), nextCursor: more ? encodeCursor(page.at(-1)!.position) : null };
+}
+
+export async function getOperatorPass(services: Services, serialNumber: string): Promise<OperatorPass> {
+  const pass = await findOperatorPass(services.store.sql, serialNumber);
+  if (!pass) throw new AppError('pass_not_found', 'No pass has this serial number.');
+  return pass;
+}
+
+export const STATS_DAYS = 30;
+
+export type Stats = {
+  passes: number;
+  active: number;
+  voided: number;
+  devicesRegistered: number;
+  claimsPerDay: { date: string; count: number }[];
+};
+
+/** Totals, and claims on each of the last 30 UTC days (today included, oldest first, zeros too). */
+export async function getStats(services: Services, now = new Date()): Promise<Stats> {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const first = new Date(today - (STATS_DAYS - 1) * 86_400_000);
+  const stats = await passStats(services.store.sql, first);
+  const claimsPerDay = Array.from({ length: STATS_DAYS }, (_, i) => {
+    const date = new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+    return { date, count: stats.claimsByDay.get(date) ?? 0 };
+  });
+  return { passes: stats.passes, active: stats.active, voided: stats.voided, devicesRegistered: stats.devicesRegistered, claimsPerDay };
+}

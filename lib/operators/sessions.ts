@@ -1,0 +1,97 @@
+// Operator sign-in: the claim's Sign In With Solana flow (lib/siws.ts) on its own paths, for a
+// session instead of a pass. The two never mix: an operator message says in its statement what it
+// is for, is stored with purpose 'operator', and under a nonce hash derived differently from a
+// claim's, so the claim's lookup (sha256(nonce)) cannot find it and this one
+// (sha256('operator-session:' + nonce)) cannot find a claim's message.
+import { createHash } from 'node:crypto';
+import { parseSignInMessageText } from '@solana/wallet-standard-util';
+import type { IssuedMessage } from '../claims';
+import { findOperatorMessage, insertOperatorMessage, openSession, purgeEndedSessions, revokeSession } from '../db/operators';
+import { AppError } from '../errors';
+import { decodeBase58 } from '../schemas';
+import type { Services } from '../services';
+import { verifyWalletSignature } from '../signature';
+import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from '../siws';
+import { newToken, SESSION_TOKEN_PREFIX, tokenHash, type Operator } from './auth';
+
+/** How long a session lasts: a working day. Sign in again after it. */
+export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+
+/** The statement of every operator message: what signing it does, and what it does not. */
+export const OPERATOR_STATEMENT = 'Sign in as an operator of this wallet pass service. This opens an operator session; it claims no pass.';
+
+const operatorNonceHash = (nonce: string) => createHash('sha256').update(`operator-session:${nonce}`).digest('hex');
+
+/** A sign-in message for an operator session: the claim's init answer, with its own statement. */
+export async function issueOperatorMessage(services: Services, publicKey: string): Promise<IssuedMessage> {
+  const { config } = services;
+  const fields = buildSignInFields(
+    { domain: config.domain, uri: config.publicBaseUrl, statement: OPERATOR_STATEMENT, chainId: config.chainId, ttlSeconds: config.nonceTtlSeconds },
+    publicKey,
+  );
+  const message = renderSignInMessage(fields);
+  await insertOperatorMessage(services.store.sql, {
+    nonceHash: operatorNonceHash(fields.nonce),
+    publicKey,
+    message,
+    issuedAt: new Date(fields.issuedAt),
+    expiresAt: new Date(fields.expirationTime),
+  });
+  return { ...fields, message };
+}
+
+export type SessionBody = { message: string; signature: string; publicKey: string };
+export type NewSession = { token: string; expiresAt: Date; publicKey: string };
+
+const notIssued = () =>
+  new AppError('message_not_issued', 'This message was not issued by this service for an operator session of this public key, or it was altered. Ask /api/v1/operator/sessions/init for one.');
+
+/**
+ * Opens a session for a signed operator message. The answers come in the claim's order: whether
+ * we issued it, then the signature; only a holder of the key learns whether it was used, has
+ * expired, or whether the wallet is an operator.
+ */
+export async function createOperatorSession(services: Services, body: SessionBody): Promise<NewSession> {
+  const nonce = nonceOf(body.message);
+  if (!nonce) throw notIssued();
+  const nonceHash = operatorNonceHash(nonce);
+  const issued = await findOperatorMessage(services.store.sql, nonceHash);
+  if (!issued || issued.publicKey !== body.publicKey) throw notIssued();
+  const fields = parseSignInMessageText(issued.message) as SignInFields | null;
+  if (!fields || !isIssuedMessage(body.message, fields)) throw notIssued();
+  if (verifyWalletSignature(body.message, decodeBase58(body.signature)!, decodeBase58(body.publicKey)!, body.publicKey) === null) {
+    throw new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
+  }
+  const now = new Date();
+  if (issued.usedAt) throw alreadyUsed();
+  if (issued.expiresAt <= now) throw expired();
+  if (!services.config.operatorWallets.includes(body.publicKey)) {
+    services.log.warn({ event: 'operator_sign_in_refused', publicKey: body.publicKey }, 'a wallet that is not an operator signed in');
+    throw new AppError('forbidden', 'This wallet is not an operator of this service (OPERATOR_WALLETS).');
+  }
+
+  const token = newToken(SESSION_TOKEN_PREFIX);
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
+  const opened = await openSession(services.store.sql, { nonceHash, publicKey: body.publicKey, now, tokenHash: tokenHash(token), expiresAt });
+  if (!opened) {
+    // Used or expired between the read and now: read again to say which.
+    const again = await findOperatorMessage(services.store.sql, nonceHash);
+    throw again?.usedAt ? alreadyUsed() : expired();
+  }
+  services.log.info({ event: 'operator_signed_in', publicKey: body.publicKey }, 'operator session opened');
+  // Sessions that ended a day ago are of no use to anyone: keep the table small.
+  await purgeEndedSessions(services.store.sql, new Date(now.getTime() - 24 * 60 * 60 * 1000)).catch(() => {});
+  return { token, expiresAt, publicKey: body.publicKey };
+}
+
+/** Ends the caller's session (sign out). An API key is revoked through its own endpoint instead. */
+export async function endSession(services: Services, operator: Operator): Promise<void> {
+  if (operator.via !== 'session') {
+    throw new AppError('forbidden', 'This is an API key, not a session: revoke it with DELETE /api/v1/operator/api-keys/{id}.');
+  }
+  await revokeSession(services.store.sql, operator.credentialId, new Date());
+  services.log.info({ event: 'operator_signed_out', publicKey: operator.publicKey }, 'operator session ended');
+}
+
+const alreadyUsed = () => new AppError('message_already_used', 'This message was already used to sign in. Ask /api/v1/operator/sessions/init for a new one.');
+const expired = () => new AppError('message_expired', 'This message has expired. Ask /api/v1/operator/sessions/init for a new one.');
