@@ -23,6 +23,10 @@ const claimers = [
   { wallet: new TestWallet(), walletType: 'Generic' },
   { wallet: new TestWallet(), walletType: 'Trust' },
 ] as const;
+/** More passes than a page of the console's list (25), so that paging shows. Claimed first: the named ones are newest. */
+const FILLERS = 23;
+const TOTAL = FILLERS + claimers.length;
+const PAGE_SIZE = 25;
 
 let server: TestServer;
 
@@ -33,7 +37,8 @@ test.beforeAll(async () => {
   server = new TestServer({ port: await freePort(), env: { OPERATOR_WALLETS: operator.address } });
   await server.start(180_000);
   const client = createClaimClient({ baseUrl: server.url });
-  for (const { wallet, walletType } of claimers) {
+  const fillers = Array.from({ length: FILLERS }, () => ({ wallet: new TestWallet(), walletType: 'Generic' as const }));
+  for (const { wallet, walletType } of [...fillers, ...claimers]) {
     const init = await client.init(wallet.publicKey);
     const claimed = await client.claim({ message: init.message, signature: wallet.sign(init.message), publicKey: wallet.publicKey, walletType });
     expect(claimed.created).toBe(true);
@@ -77,7 +82,7 @@ class Console {
     await expect(this.page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
     await (how === 'tap' ? this.signInButton().tap() : this.signInButton().click());
     await expect(this.page.getByRole('heading', { name: /^Signed in as/ })).toBeVisible();
-    await expect(this.passRows()).toHaveCount(claimers.length);
+    await expect(this.passRows()).toHaveCount(PAGE_SIZE);
   }
 
   section(name: string) {
@@ -147,18 +152,28 @@ test.describe('on a desktop', () => {
     expect(operator.requests.slice(asked).map((r) => r.kind)).toEqual(['connect', 'signIn']);
     await expect(page.getByRole('heading', { name: /^Signed in as/ })).toContainText(`${operator.address.slice(0, 4)}…${operator.address.slice(-4)}`);
 
-    // Totals and the chart: four claims today.
-    await expect(console.total('passes')).toHaveText('4');
-    await expect(console.total('active')).toHaveText('4');
+    // Totals and the chart: every claim was today.
+    await expect(console.total('passes')).toHaveText(String(TOTAL));
+    await expect(console.total('active')).toHaveText(String(TOTAL));
     await expect(console.total('voided')).toHaveText('0');
     await expect(console.total('devicesRegistered')).toHaveText('0');
     const chart = page.getByTestId('claims-chart');
     await expect(chart).toBeVisible();
-    await expect(console.section('Claims per day')).toContainText('4 claims in the last 30 days');
+    await expect(console.section('Claims per day')).toContainText(`${TOTAL} claims in the last 30 days`);
     const today = new Date().toISOString().slice(0, 10);
-    await expect(chart.locator(`rect[data-date="${today}"]`)).toHaveAttribute('data-count', '4');
+    await expect(chart.locator(`rect[data-date="${today}"]`)).toHaveAttribute('data-count', String(TOTAL));
     expect(Number(await chart.locator(`rect[data-date="${today}"]`).getAttribute('height'))).toBeGreaterThan(0);
     await console.check('signed-in');
+
+    // Paging: the first page is full, the second has the rest, and back again.
+    const passes = console.section('Passes');
+    await expect(passes.getByRole('button', { name: 'Previous page' })).toBeDisabled();
+    await passes.getByRole('button', { name: 'Next page' }).click();
+    await expect(console.passRows()).toHaveCount(TOTAL - PAGE_SIZE);
+    await expect(passes.getByText('Page 2')).toBeVisible();
+    await expect(passes.getByRole('button', { name: 'Next page' })).toBeDisabled();
+    await passes.getByRole('button', { name: 'Previous page' }).click();
+    await expect(console.passRows()).toHaveCount(PAGE_SIZE);
 
     // Search by address, by serial, by status.
     const target = claimers[1];
@@ -169,7 +184,7 @@ test.describe('on a desktop', () => {
     await expect(console.passRows().first()).toHaveAttribute('data-serial', serial);
     await expect(console.passRows().first()).toContainText('Solflare');
     await console.section('Passes').getByRole('button', { name: 'Clear' }).click();
-    await expect(console.passRows()).toHaveCount(4);
+    await expect(console.passRows()).toHaveCount(PAGE_SIZE);
     await console.section('Passes').getByLabel('Serial number').fill(serial);
     await console.section('Passes').getByRole('button', { name: 'Search' }).click();
     await expect(console.passRows()).toHaveCount(1);
@@ -179,7 +194,7 @@ test.describe('on a desktop', () => {
     await expect(console.section('Passes')).toContainText('No pass matches this search.');
     await console.check('search-none');
     await console.section('Passes').getByRole('button', { name: 'Clear' }).click();
-    await expect(console.passRows()).toHaveCount(4);
+    await expect(console.passRows()).toHaveCount(PAGE_SIZE);
 
     // Void: a confirmation that needs a reason; Cancel changes nothing.
     const token = await apiSession();
@@ -203,7 +218,7 @@ test.describe('on a desktop', () => {
     await expect(console.row(serial)).toContainText('Voided');
     await expect(console.row(serial)).toContainText('Card reported lost');
     await expect(console.total('voided')).toHaveText('1');
-    await expect(console.total('active')).toHaveText('3');
+    await expect(console.total('active')).toHaveText(String(TOTAL - 1));
     expect(await passByApi(token, serial)).toMatchObject({ status: 'voided', voidReason: 'Card reported lost' });
     await console.check('voided');
 
@@ -278,7 +293,7 @@ test.describe('on a desktop', () => {
     expect(outline, 'a visible focus ring').toMatch(/^solid [3-9]px$/);
     await page.keyboard.press('Enter');
     await expect(page.getByRole('heading', { name: /^Signed in as/ })).toBeFocused();
-    await expect(console.passRows()).toHaveCount(4);
+    await expect(console.passRows()).toHaveCount(PAGE_SIZE);
 
     const target = claimers[2];
     const serial = await serialOf(console, target.wallet.publicKey);
@@ -352,7 +367,7 @@ test.describe('on a 375 px phone', () => {
     await console.check('phone-sign-in');
     await console.signIn('tap');
     await expect(page.getByTestId('claims-chart')).toBeVisible();
-    await expect(console.total('passes')).toHaveText('4');
+    await expect(console.total('passes')).toHaveText(String(TOTAL));
     await console.check('phone-signed-in');
 
     const serial = await serialOf(console, claimers[3].wallet.publicKey);

@@ -54,7 +54,7 @@ export function ApiKeysPanel() {
     }
   }
 
-  const live = keys?.filter((key) => !key.revokedAt) ?? [];
+  const live = keys ?? []; // the service lists only the keys not revoked
 
   return (
     <section className={styles.card} aria-labelledby="keys-title">

@@ -1,6 +1,7 @@
 'use client';
 // Webhook deliveries, newest first: the event, its state, attempts and the last error, and a
-// retry button for one that failed or is waiting for its next attempt (it is tried again now).
+// button that makes a delivery due now: a failed or waiting one is retried, a delivered one sent
+// again with the same webhook-id (the service's retry). One being sent has no button.
 import { useCallback, useEffect, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { ClaimApiError } from '@/lib/client';
@@ -8,14 +9,11 @@ import { operatorApi, type WebhookDelivery } from '@/lib/client/operator';
 import { formatDateTime, useConsole } from './console-context';
 import styles from './console.module.css';
 
-/** A delivery in one of these states is done: nothing to retry. */
-const SETTLED = new Set(['delivered', 'succeeded', 'success', 'done']);
-
-const STATUS_TONE: Record<string, string | undefined> = {
-  delivered: styles.badgeSuccess,
-  succeeded: styles.badgeSuccess,
-  failed: styles.badgeDanger,
-  dead: styles.badgeDanger,
+const STATUS: Record<WebhookDelivery['status'], { label: string; tone: string | undefined }> = {
+  pending: { label: 'Waiting to retry', tone: styles.badgeWarning },
+  sending: { label: 'Sending', tone: styles.badgeWarning },
+  delivered: { label: 'Delivered', tone: styles.badgeSuccess },
+  failed: { label: 'Failed', tone: styles.badgeDanger },
 };
 
 export function DeliveriesPanel() {
@@ -45,7 +43,7 @@ export function DeliveriesPanel() {
     setRetrying(delivery.id);
     try {
       await operatorApi.retryDelivery(delivery.id);
-      announce(`Delivery of ${delivery.type} queued to be sent again.`);
+      announce(`Delivery ${delivery.id} of ${delivery.type} is due now.`);
       await load();
     } catch (failure) {
       setError(describe(failure));
@@ -97,7 +95,7 @@ export function DeliveriesPanel() {
                       {delivery.type}
                     </td>
                     <td role="cell" data-label="Status">
-                      <span className={`${styles.badge} ${STATUS_TONE[delivery.status] ?? styles.badgeWarning}`}>{delivery.status}</span>
+                      <span className={`${styles.badge} ${STATUS[delivery.status].tone}`}>{STATUS[delivery.status].label}</span>
                     </td>
                     <td role="cell" data-label="Attempts">
                       {delivery.attempts}
@@ -112,9 +110,13 @@ export function DeliveriesPanel() {
                       {delivery.lastError ?? '—'}
                     </td>
                     <td role="cell" className={styles.rowActions}>
-                      {!SETTLED.has(delivery.status) && (
+                      {delivery.status !== 'sending' && (
                         <Button variant="secondary" className={styles.compact} disabled={retrying === delivery.id} onClick={() => void retry(delivery)}>
-                          Retry<span className="visually-hidden"> delivery of {delivery.type}</span>
+                          {delivery.status === 'delivered' ? 'Send again' : 'Retry'}
+                          <span className="visually-hidden">
+                            {' '}
+                            delivery {delivery.id} of {delivery.type}
+                          </span>
                         </Button>
                       )}
                     </td>

@@ -12,6 +12,9 @@ import styles from './console.module.css';
 type Search = { publicKey: string; serial: string; status: PassStatus | '' };
 const EMPTY: Search = { publicKey: '', serial: '', status: '' };
 
+/** A screenful; the service allows up to 200 a page. */
+export const PAGE_SIZE = 25;
+
 /** Void reasons are short notes for other operators (and the webhook's `reason`). */
 const REASON_MAX = 200;
 
@@ -33,7 +36,7 @@ export function PassesPanel() {
     async (query: PassQuery) => {
       setLoading(true);
       try {
-        setPage(await operatorApi.passes(query));
+        setPage(await operatorApi.passes({ ...query, limit: PAGE_SIZE }));
         setError(null);
       } catch (failure) {
         setError(describe(failure));

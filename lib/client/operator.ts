@@ -1,84 +1,43 @@
 // The operator API as the console page calls it: same-origin fetch with the session cookie the
-// sign-in sets (HttpOnly: this code never sees the token), and the CSRF header the service asks
-// for on every request that changes something. Failures reject with a ClaimApiError carrying the
+// sign-in sets (HttpOnly: this code never sees the token). The service's CSRF check wants a POST
+// or DELETE with the cookie to come from its own origin (the Origin header, which the browser
+// writes and a page cannot forge; docs/operators.md), so there is no token to send. Failures reject with a ClaimApiError carrying the
 // service's problem code, like the claim client. No server code: this runs in the browser.
+// Types come from the service's own schemas, type-only: no zod and no server code in the bundle.
+import type { z } from 'zod';
+import type {
+  apiKeyCreatedSchema,
+  apiKeySchema,
+  deliveryPageSchema,
+  deliverySchema,
+  operatorPassSchema,
+  passPageSchema,
+  sessionBodySchema,
+  statsSchema,
+} from '../operators/schemas';
 import { ClaimApiError, problemFrom, type InitResult } from './index';
 
-export type PassStatus = 'active' | 'voided';
-
-export type OperatorPass = {
-  serialNumber: string;
-  publicKey: string;
-  walletType: string;
-  claimedAt: string;
-  status: PassStatus;
-  voidReason: string | null;
-  updatedAt: string;
-  /** How many devices have the pass registered (Apple Wallet updates). */
-  devices: number;
-};
-
-export type PassPage = { passes: OperatorPass[]; nextCursor: string | null };
-
-export type PassQuery = { publicKey?: string; serial?: string; status?: PassStatus | ''; cursor?: string | null };
-
-export type OperatorStats = {
-  passes: number;
-  active: number;
-  voided: number;
-  devicesRegistered: number;
-  claimsPerDay: { date: string; count: number }[];
-};
-
+export type OperatorPass = z.output<typeof operatorPassSchema>;
+export type PassStatus = OperatorPass['status'];
+export type PassPage = z.output<typeof passPageSchema>;
+export type PassQuery = { publicKey?: string; serial?: string; status?: PassStatus | ''; cursor?: string | null; limit?: number };
+export type OperatorStats = z.output<typeof statsSchema>;
 export type Session = { publicKey: string; expiresAt: string };
-
-export type ApiKey = {
-  id: string;
-  name: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-};
-
-export type CreatedApiKey = { id: string | null; key: string };
-
-export type WebhookDelivery = {
-  id: string;
-  /** The event: pass.created, pass.voided, … */
-  type: string;
-  status: string;
-  attempts: number;
-  createdAt: string | null;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-};
-
-export type DeliveryPage = { deliveries: WebhookDelivery[]; nextCursor: string | null };
-
-export type SignedIn = { message: string; signature: string; publicKey: string };
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof apiKeyCreatedSchema>;
+export type WebhookDelivery = z.output<typeof deliverySchema>;
+export type DeliveryPage = z.output<typeof deliveryPageSchema>;
+export type SignedIn = z.input<typeof sessionBodySchema>;
 
 const BASE = '/api/v1/operator';
-
-/**
- * The CSRF defence of cookie sessions (docs/operators.md): a request that changes something must
- * carry this header. A cross-site form cannot set a header, and a cross-site fetch that sets one
- * needs a CORS preflight this API never grants with credentials.
- */
-export const CSRF_HEADER = 'x-operator-csrf';
-const CSRF_VALUE = '1';
 
 const TIMEOUT_MS = 30_000;
 
 async function send(path: string, init: RequestInit = {}): Promise<Response> {
-  const method = (init.method ?? 'GET').toUpperCase();
-  const headers = new Headers(init.headers);
-  if (method !== 'GET' && method !== 'HEAD') headers.set(CSRF_HEADER, CSRF_VALUE);
   let response: Response;
   try {
     response = await fetch(`${BASE}${path}`, {
       ...init,
-      method,
-      headers,
       credentials: 'same-origin',
       cache: 'no-store',
       signal: AbortSignal.timeout(TIMEOUT_MS),
@@ -124,7 +83,8 @@ export const operatorApi = {
   /** The session this browser holds, or null when it holds none (401). */
   async session(): Promise<Session | null> {
     try {
-      return await json<Session>(await send('/sessions/current'));
+      const current = await json<{ publicKey: string; expiresAt: string | null }>(await send('/sessions/current'));
+      return { publicKey: current.publicKey, expiresAt: current.expiresAt ?? '' };
     } catch (error) {
       if (error instanceof ClaimApiError && error.status === 401) return null;
       throw error;
@@ -136,10 +96,7 @@ export const operatorApi = {
   },
 
   async passes(q: PassQuery): Promise<PassPage> {
-    const page = await json<{ passes: OperatorPass[]; nextCursor?: string | null }>(
-      await send(`/passes${query({ publicKey: q.publicKey, serial: q.serial, status: q.status, cursor: q.cursor })}`),
-    );
-    return { passes: page.passes, nextCursor: page.nextCursor ?? null };
+    return json(await send(`/passes${query({ publicKey: q.publicKey, serial: q.serial, status: q.status, cursor: q.cursor, limit: q.limit ? String(q.limit) : null })}`));
   },
 
   async voidPass(serialNumber: string, reason: string): Promise<OperatorPass> {
@@ -147,21 +104,21 @@ export const operatorApi = {
   },
 
   async restorePass(serialNumber: string): Promise<OperatorPass> {
-    return json(await post(`/passes/${encodeURIComponent(serialNumber)}/restore`, {}));
+    return json(await post(`/passes/${encodeURIComponent(serialNumber)}/restore`));
   },
 
   async stats(): Promise<OperatorStats> {
     return json(await send('/stats'));
   },
 
+  /** The keys not revoked, newest first. */
   async apiKeys(): Promise<ApiKey[]> {
-    const body = await json<{ apiKeys?: ApiKey[]; keys?: ApiKey[] }>(await send('/api-keys'));
-    return body.apiKeys ?? body.keys ?? [];
+    return (await json<{ apiKeys: ApiKey[] }>(await send('/api-keys'))).apiKeys;
   },
 
+  /** A new key: `key` is in this answer only. */
   async createApiKey(name: string): Promise<CreatedApiKey> {
-    const body = await json<{ id?: string; key: string }>(await post('/api-keys', name ? { name } : {}));
-    return { id: body.id ?? null, key: body.key };
+    return json(await post('/api-keys', name ? { name } : undefined));
   },
 
   async revokeApiKey(id: string): Promise<void> {
@@ -169,12 +126,12 @@ export const operatorApi = {
   },
 
   async deliveries(cursor?: string | null): Promise<DeliveryPage> {
-    const page = await json<{ deliveries: WebhookDelivery[]; nextCursor?: string | null }>(await send(`/webhooks/deliveries${query({ cursor })}`));
-    return { deliveries: page.deliveries, nextCursor: page.nextCursor ?? null };
+    return json(await send(`/webhooks/deliveries${query({ cursor })}`));
   },
 
-  async retryDelivery(id: string): Promise<void> {
-    await post(`/webhooks/deliveries/${encodeURIComponent(id)}/retry`);
+  /** Makes the delivery due now (docs/operators.md). */
+  async retryDelivery(id: string): Promise<WebhookDelivery> {
+    return json(await post(`/webhooks/deliveries/${encodeURIComponent(id)}/retry`));
   },
 };
 
