@@ -28,8 +28,14 @@ export function ConfirmDialog({ title, children, confirmLabel, tone = 'primary',
 
   useEffect(() => {
     const element = dialog.current;
+    // The browser gives focus back on close(), but not when the dialog leaves the page with its
+    // component, as it does here: give it back to the control that opened it, if still there.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (element && !element.open) element.showModal();
-    return () => element?.close();
+    return () => {
+      element?.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
 
   async function submit(event: React.FormEvent) {

@@ -39,6 +39,8 @@ export function PassesPanel() {
         setPage(await operatorApi.passes({ ...query, limit: PAGE_SIZE }));
         setError(null);
       } catch (failure) {
+        // No rows from another page or search under this one's heading.
+        setPage(null);
         setError(describe(failure));
       } finally {
         setLoading(false);
@@ -126,7 +128,15 @@ export function PassesPanel() {
       )}
 
       <p role="status" className={styles.muted} aria-live="polite">
-        {loading ? 'Loading passes…' : passes.length === 0 ? (filtered ? 'No pass matches this search.' : 'No passes yet.') : `${passes.length} pass${passes.length === 1 ? '' : 'es'} on this page`}
+        {loading
+          ? 'Loading passes…'
+          : !page
+            ? ''
+            : passes.length === 0
+              ? filtered
+                ? 'No pass matches this search.'
+                : 'No passes yet.'
+              : `${passes.length} pass${passes.length === 1 ? '' : 'es'} on this page`}
       </p>
 
       {passes.length > 0 && (
