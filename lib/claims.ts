@@ -12,7 +12,8 @@ import type { Services } from './services';
 import { verifyWalletSignature } from './signature';
 import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
-import { enqueueWebhookEvent, type WebhookEventData, type WebhookEventType } from './webhooks';
+import { notifyJobsEnqueued } from './queue';
+import { enqueueWebhookEvent, webhookEventJob, type WebhookEventData, type WebhookEventType } from './webhooks';
 
 /**
  * SHA-256 of a secret (nonce, pass id): what the database stores as the lookup key. Threat: an
@@ -99,23 +100,27 @@ async function redeem(
 ): Promise<ClaimResult | undefined> {
   const now = new Date();
   const downloadId = randomBytes(32).toString('base64url');
+  const serialNumber = randomUUID();
+  // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
+  // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.
+  const onCreated = webhookEventJob(services.config, 'pass.created', { serialNumber, publicKey: params.publicKey, walletType: params.walletType }, now);
   const outcome = await services.store.redeemMessage({
     nonceHash: params.nonceHash,
     publicKey: params.publicKey,
     exactText: params.exactText,
     now,
     newPass: {
-      serialNumber: randomUUID(),
+      serialNumber,
       downloadId,
       downloadIdHash: lookupHash(downloadId),
       publicKey: params.publicKey,
       walletType: params.walletType,
       claimedAt: now,
     },
+    onCreated,
   });
   if (outcome.kind === 'not_redeemed') return undefined;
-  // Only with WEBHOOK_URL set: the claim's hot path gains no statement otherwise.
-  if (outcome.kind === 'created' && services.config.webhook) await announce(services, 'pass.created', outcome.pass);
+  if (outcome.kind === 'created' && onCreated) notifyJobsEnqueued();
   services.log.info(
     { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(outcome.pass.downloadId) },
     outcome.kind === 'created' ? 'pass created' : 'returning wallet',

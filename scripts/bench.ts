@@ -45,6 +45,8 @@ type Row = {
   rps: number;
   p50: number;
   p99: number;
+  /** The slowest request: a stall shows here first. */
+  max: number;
   errors: number;
   requests: number;
   /** The server's CPU time per request: steadier than req/s on a shared machine. */
@@ -125,6 +127,7 @@ async function drive(server: ServerProcess, load: Load): Promise<Omit<Row, 'run'
     rps: requests / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    max: result.latency.max,
     errors: result.errors + result.non2xx,
     requests,
     cpuMs: (server.cpuMs() - cpuBefore) / Math.max(1, requests),
@@ -254,13 +257,13 @@ function printTable(rows: Row[], memory: Memory[]): void {
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.versions.node}`;
   console.log(`\nwallet-pass-claim benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${machine}`);
   console.log(`${CONNECTIONS} connections, ${PHASE_SECONDS} s per endpoint, rate limiting off, LOG_LEVEL=info\n`);
-  console.log('| run | endpoint | req/s | p50 ms | p99 ms | errors | × /health | server CPU ms/req |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  console.log('| run | endpoint | req/s | p50 ms | p99 ms | max ms | errors | × /health | server CPU ms/req |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     const health = rows.find((r) => r.run === row.run && r.endpoint === '/health');
     const ratio = health ? fixed(row.rps / health.rps, 2) : '';
     console.log(
-      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${row.errors} | ${ratio} | ${fixed(row.cpuMs, 2)} |`,
+      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} | ${ratio} | ${fixed(row.cpuMs, 2)} |`,
     );
   }
   console.log('');

@@ -1,5 +1,5 @@
-// A real service for the browser tests and the page-weight script: ServerProcess (the one way the
-// service is started, test/support/server-process.ts) on a fixed port and a DATA_DIR kept across
+// A real service for the browser tests: ServerProcess (the one way the
+// service is started, scripts/support/server-process.ts) on a fixed port and a DATA_DIR kept across
 // restarts, so the server-down test can stop it and start it again on the same data.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

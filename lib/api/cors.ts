@@ -1,5 +1,7 @@
-// Headers of every API answer, and the answer to a CORS preflight. The API allows any origin: it
-// reads no cookies, so a third-party page can do nothing with it that a script elsewhere could not.
+// Headers of every API answer, and the answer to a CORS preflight. The API allows any origin,
+// without credentials: only the operator endpoints read a cookie (the console's session), and
+// those refuse an unsafe request carrying it from another origin (lib/operators/auth.ts), so a
+// third-party page can do nothing with the API that a script elsewhere could not.
 import { FastResponse } from 'srvx/node';
 
 export const API_HEADERS: Readonly<Record<string, string>> = {

@@ -32,7 +32,7 @@ A person proves control of a Solana wallet by signing one message, and gets an A
 
 From a terminal, \`npm run claim -- --keypair ~/.config/solana/id.json\` does all four with a Solana CLI keypair (see the README). \`lib/client\` is a typed client for browsers and Node.
 
-Every path answers CORS preflights and allows any origin (no cookies are used). Every answer carries an \`X-Request-Id\`. Init and claim share a per-address budget of \`RATE_LIMIT_PER_MINUTE\` requests.
+Every path answers CORS preflights and allows any origin, without credentials: the claim and pass endpoints use no cookies, and the operator console's session cookie is SameSite=Strict, never readable cross-origin, and refused on unsafe requests from other origins (see the Operators tag). Every answer carries an \`X-Request-Id\`. Init and claim share a per-address budget of \`RATE_LIMIT_PER_MINUTE\` requests.
 `;
 
 

@@ -14,6 +14,8 @@ import * as schema from './schema';
 
 export type Database = {
   kind: 'pglite' | 'postgres';
+  /** Statements that can usefully run at once: 1 on PGlite (one backend), the pool size on PostgreSQL. */
+  concurrency: number;
   /** One parameterized statement ($1, $2, …) straight to the driver. */
   query<Row>(text: string, params?: unknown[]): Promise<Row[]>;
   /** Resolves when the database answers a trivial query. */
@@ -49,6 +51,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     const opened = client;
     return {
       kind: 'pglite',
+      concurrency: 1,
       query: async <Row>(text: string, params?: unknown[]) => (await opened.query<Row>(text, params)).rows,
       ping: async () => {
         await opened.query('select 1');
@@ -165,6 +168,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   }
   return {
     kind: 'postgres',
+    concurrency: options.poolSize,
     query: async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as Row[],
     ping: async () => {
       await pool.query('select 1');

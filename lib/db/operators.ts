@@ -307,7 +307,7 @@ export async function listDeliveries(
          or ($3 = 'delivered' and done_at is not null)
          or ($3 = 'failed' and failed_at is not null)
          or ($3 = 'pending' and done_at is null and failed_at is null))
-     order by id desc limit $4`,
+     order by jobs.id desc limit $4`,
     [kind, filter.beforeId ?? null, filter.status ?? null, limit],
   );
   return rows.map(toDelivery);

@@ -5,7 +5,9 @@
 // schema.ts, from which drizzle-kit generates the migrations.
 import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
+import { Batcher } from './batcher';
 import type { Database } from './client';
+import type { JobInput } from '../queue';
 
 /** One parameterized statement: what the storage modules need of a database. */
 export type Queryable = Pick<Database, 'query'>;
@@ -27,11 +29,35 @@ const PASS_INFO_COLUMNS = `serial_number as "serialNumber", download_id as "down
 /** Drivers return timestamptz as Date (node-postgres, PGlite) or as text; the store returns Date. */
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
-/** Rows deleted per statement when purging, so a large backlog never holds locks for long. */
-const PURGE_BATCH = 5000;
+/** Most inits, claims or pings in one statement: enough to absorb a burst, small enough to stay quick. */
+const MAX_BATCH = 64;
+
+type RedeemParams = {
+  nonceHash: string;
+  publicKey: string;
+  exactText?: string;
+  now: Date;
+  newPass: NewPass;
+  /** A job to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
+  onCreated?: JobInput;
+};
+type RedeemOutcome = { used: boolean; created: boolean };
+
+/**
+ * Rows deleted per purge statement. PGlite runs each statement on the event loop's thread, so a
+ * statement is a pause for every request: 5,000 expired messages took 415 ms there, 1,000 took
+ * 68 ms (docs/benchmarks.md, "The stall"). 500 bounds the pause to tens of milliseconds; the
+ * requests queued meanwhile run between two purge statements. On PostgreSQL the batch only
+ * bounds how long locks are held.
+ */
+const PURGE_BATCH = { pglite: 500, postgres: 5000 } as const;
 
 export class Store {
   private readonly availability: DatabaseAvailability;
+  // Group commit (see batcher.ts): concurrent inits, claims and pings each share one statement.
+  private readonly inserts: Batcher<NewMessage, void>;
+  private readonly redemptions: Batcher<RedeemParams, RedeemOutcome>;
+  private readonly pings: Batcher<null, void>;
 
   constructor(
     private readonly database: Database,
@@ -40,6 +66,19 @@ export class Store {
     private readonly events: AvailabilityEvents = { onDown: () => {}, onUp: () => {}, onBusy: () => {} },
   ) {
     this.availability = new DatabaseAvailability(events);
+    const common = { maxBatch: MAX_BATCH, concurrency: database.concurrency, retryAlone: (error: unknown) => !unavailability(error) };
+    this.inserts = new Batcher({ ...common, run: (messages) => this.insertMessages(messages) });
+    // One wallet's claims never run at once: in one statement a second INSERT of its pass would
+    // not wait for the first, and in two concurrent statements they could deadlock.
+    this.redemptions = new Batcher({ ...common, key: (claim) => claim.publicKey, run: (claims) => this.redeemMessages(claims) });
+    this.pings = new Batcher<null, void>({
+      ...common,
+      maxBatch: Number.MAX_SAFE_INTEGER,
+      run: async (items) => {
+        await this.database.ping();
+        return items.map(() => undefined);
+      },
+    });
   }
 
   get kind() {
@@ -54,18 +93,28 @@ export class Store {
     query: <Row>(text: string, params?: unknown[]) => this.guard(() => this.database.query<Row>(text, params)),
   };
 
+  /** Concurrent health checks share one `select 1`. */
   ping(): Promise<void> {
-    return this.guard(() => this.database.ping());
+    return this.guard(() => this.pings.submit(null));
   }
 
   insertMessage(message: NewMessage): Promise<void> {
-    return this.guard(async () => {
-      await this.database.query(
-        `insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
-         values ($1, $2, $3, $4, $5)`,
-        [message.nonceHash, message.publicKey, message.message, message.issuedAt.toISOString(), message.expiresAt.toISOString()],
-      );
-    });
+    return this.guard(() => this.inserts.submit(message));
+  }
+
+  private async insertMessages(messages: NewMessage[]): Promise<void[]> {
+    await this.database.query(
+      `insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])`,
+      [
+        messages.map((m) => m.nonceHash),
+        messages.map((m) => m.publicKey),
+        messages.map((m) => m.message),
+        messages.map((m) => m.issuedAt.toISOString()),
+        messages.map((m) => m.expiresAt.toISOString()),
+      ],
+    );
+    return messages.map(() => undefined);
   }
 
   findMessage(nonceHash: string): Promise<SignInMessageRow | undefined> {
@@ -80,45 +129,71 @@ export class Store {
     });
   }
 
-  /**
-   * Uses the message and gives its wallet a pass, in one statement (so one transaction): both are
-   * recorded or neither. The UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent
-   * claims of one message exactly one updates the row (the others wait for it, then find it
-   * used). The unique key on public_key is the one-pass rule: a concurrent claim by the same
-   * wallet waits for the first insert, then inserts nothing and reads that pass. One statement
-   * rather than BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only
-   * a message stored with exactly that text is used.
-   */
-  redeemMessage(params: { nonceHash: string; publicKey: string; exactText?: string; now: Date; newPass: NewPass }): Promise<Redemption> {
-    const { nonceHash, publicKey, exactText, now, newPass } = params;
+  /** Uses the message and gives its wallet a pass, both or neither (see redeemMessages). */
+  redeemMessage(params: RedeemParams): Promise<Redemption> {
+    const { publicKey, newPass } = params;
     return this.guard(async (): Promise<Redemption> => {
-      const at = now.toISOString();
-      const [outcome] = await this.database.query<{ used: boolean; created: boolean }>(
-        `with used as (
-           update sign_in_messages set used_at = $3
-           where nonce_hash = $1 and public_key = $2 and used_at is null and expires_at > $3
-             and ($4::text is null or message = $4)
-           returning public_key
-         ), created as (
-           insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
-           select $5, $6, $7, public_key, $8, $3, $3 from used
-           on conflict (public_key) do nothing
-           returning serial_number
-         )
-         select exists (select 1 from used) as used, exists (select 1 from created) as created`,
-        [nonceHash, publicKey, at, exactText ?? null, newPass.serialNumber, newPass.downloadId, newPass.downloadIdHash, newPass.walletType],
-      );
-      if (outcome!.created) return { kind: 'created', pass: newPass };
-      if (!outcome!.used) return { kind: 'not_redeemed' };
+      const outcome = await this.redemptions.submit(params);
+      if (outcome.created) return { kind: 'created', pass: newPass };
+      if (!outcome.used) return { kind: 'not_redeemed' };
       // The wallet has a pass: from before, or from a concurrent claim that inserted first
       // (committed by now: ON CONFLICT waited for it).
-      const [existing] = await this.database.query<PassInfo>(
-        `select ${PASS_INFO_COLUMNS} from passes where public_key = $1`,
-        [publicKey],
-      );
+      const [existing] = await this.database.query<PassInfo>(`select ${PASS_INFO_COLUMNS} from passes where public_key = $1`, [publicKey]);
       if (!existing) throw new Error('pass conflict without a pass row');
       return { kind: 'existing', pass: { ...existing, claimedAt: asDate(existing.claimedAt) } };
     });
+  }
+
+  /**
+   * The claims of one batch in one statement (one transaction per batch: all or none). The
+   * UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent claims of one message
+   * exactly one updates the row (the others wait for it, then find it used). The unique key on
+   * public_key is the one-pass rule: a concurrent claim by the same wallet (from another
+   * instance: this one's batcher never runs one wallet's claims at once) waits for the first
+   * insert, then inserts nothing and reads that pass. One statement rather than
+   * BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only a message stored with exactly that text
+   * is used.
+   */
+  private async redeemMessages(claims: RedeemParams[]): Promise<RedeemOutcome[]> {
+    const rows = await this.database.query<{ used: boolean; created: boolean }>(
+      `with input as (
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id, download_id_hash, wallet_type, job, position)
+       ), used as (
+         update sign_in_messages m set used_at = i.at
+         from input i
+         where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
+           and (i.exact_text is null or m.message = i.exact_text)
+         returning m.nonce_hash
+       ), created as (
+         insert into passes (serial_number, download_id, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+         select i.serial_number, i.download_id, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
+         from input i join used u on u.nonce_hash = i.nonce_hash
+         on conflict (public_key) do nothing
+         returning serial_number
+       ), announced as (
+         insert into jobs (kind, payload, run_at)
+         select i.job::jsonb->>'kind', i.job::jsonb->'payload', i.at
+         from input i join created c on c.serial_number = i.serial_number
+         where i.job is not null
+       )
+       select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
+              exists (select 1 from created c where c.serial_number = i.serial_number) as created
+       from input i order by i.position`,
+      [
+        claims.map((c) => c.nonceHash),
+        claims.map((c) => c.publicKey),
+        claims.map((c) => c.exactText ?? null),
+        claims.map((c) => c.now.toISOString()),
+        claims.map((c) => c.newPass.serialNumber),
+        claims.map((c) => c.newPass.downloadId),
+        claims.map((c) => c.newPass.downloadIdHash),
+        claims.map((c) => c.newPass.walletType),
+        claims.map((c) => (c.onCreated ? JSON.stringify(c.onCreated) : null)),
+      ],
+    );
+    return rows.map((row) => ({ used: row.used, created: row.created }));
   }
 
   findPassByDownloadIdHash(downloadIdHash: string): Promise<PassWithFile | undefined> {
@@ -172,10 +247,10 @@ export class Store {
              ) returning 1
            )
            select count(*)::int as deleted from gone`,
-          [before.toISOString(), PURGE_BATCH],
+          [before.toISOString(), PURGE_BATCH[this.database.kind]],
         )) as [{ deleted: number }];
         total += deleted;
-        if (deleted < PURGE_BATCH) return total;
+        if (deleted < PURGE_BATCH[this.database.kind]) return total;
       }
     });
   }

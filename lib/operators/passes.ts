@@ -11,10 +11,13 @@ export type PassPage = { passes: OperatorPass[]; nextCursor: string | null };
  */
 const encodeCursor = (position: { claimedAt: string; serialNumber: string }) => Buffer.from(JSON.stringify([position.claimedAt, position.serialNumber])).toString('base64url');
 
+/** A timestamptz as PostgreSQL prints it: anything else would fail in SQL rather than as a 400. */
+const TIMESTAMP_TEXT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/;
+
 function decodeCursor(cursor: string): { claimedAt: string; serialNumber: string } {
   try {
     const [claimedAt, serialNumber] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof claimedAt === 'string' && typeof serialNumber === 'string' && !Number.isNaN(Date.parse(claimedAt.replace(' ', 'T')))) {
+    if (typeof claimedAt === 'string' && TIMESTAMP_TEXT.test(claimedAt) && !Number.isNaN(Date.parse(claimedAt.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))) && typeof serialNumber === 'string' && serialNumber.length <= 100) {
       return { claimedAt, serialNumber };
     }
   } catch {

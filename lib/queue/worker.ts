@@ -55,6 +55,7 @@ export class JobWorker {
   private wake: () => void = () => {};
   private loopDone: Promise<void> = Promise.resolve();
   private lastPurge = 0;
+  private claimFailing = false;
   private readonly unsubscribe: () => void;
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -85,8 +86,11 @@ export class JobWorker {
       if (free > 0 && kinds.length > 0) {
         try {
           claimed = await this.claim(kinds, free);
+          this.claimFailing = false;
         } catch (error) {
-          this.services.log.warn({ event: 'jobs_claim_failed', err: (error as Error).message }, 'could not claim jobs');
+          // Once per outage, not once a second: the store logs the outage itself.
+          if (!this.claimFailing) this.services.log.warn({ event: 'jobs_claim_failed', err: (error as Error).message }, 'could not claim jobs; retrying every poll');
+          this.claimFailing = true;
         }
         await this.purgeNowAndThen();
       }

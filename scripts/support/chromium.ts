@@ -1,4 +1,4 @@
-// Chromium for browser tests and the page-weight script, through playwright-core (Playwright cannot
+// Chromium for browser tests and the page-weight script (npm run measure:pages), through playwright-core (Playwright cannot
 // download its own browsers here; Debian's chromium works). Without it they fail and say how to get it.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
