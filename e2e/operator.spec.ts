@@ -6,6 +6,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { createServer } from 'node:net';
 import type { Page, TestInfo } from '@playwright/test';
 import { createClaimClient } from '../lib/client';
+import { newWebhookSecret, WebhookReceiver } from '../test/support/stand-ins/webhook-receiver';
 import { TestWallet } from '../test/support/wallet';
 import { expect, test } from './support/fixtures';
 import { TestServer } from './support/server';
@@ -29,6 +30,8 @@ const TOTAL = FILLERS + claimers.length;
 const PAGE_SIZE = 25;
 
 let server: TestServer;
+/** Where the server sends webhooks: it answers 503 until the deliveries test says otherwise. */
+let receiver: WebhookReceiver;
 
 /** A port nothing listens on now (test/support/server.ts has one too, but it is ESM-only: Playwright loads specs as CommonJS). */
 async function freePort(): Promise<number> {
@@ -46,7 +49,18 @@ test.describe.configure({ mode: 'default' }); // one server, tests in order in o
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  server = new TestServer({ port: await freePort(), env: { OPERATOR_WALLETS: operator.address } });
+  receiver = await WebhookReceiver.start();
+  receiver.answer = () => 503;
+  server = new TestServer({
+    port: await freePort(),
+    env: {
+      OPERATOR_WALLETS: operator.address,
+      WEBHOOK_URL: receiver.url,
+      WEBHOOK_SECRET: newWebhookSecret(),
+      // The first retry ten minutes after a failure: within this file only the console's Retry sends again.
+      JOB_RETRY_BASE_MS: '600000',
+    },
+  });
   await server.start(180_000);
   const client = createClaimClient({ baseUrl: server.url });
   const fillers = Array.from({ length: FILLERS }, () => ({ wallet: new TestWallet(), walletType: 'Generic' as const }));
@@ -59,6 +73,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await server?.dispose();
+  await receiver?.close();
 });
 
 /** The console page and the checks every view gets. */
@@ -360,6 +375,37 @@ test.describe('on a desktop', () => {
     await console.check('not-an-operator');
     await page.reload();
     await expect(console.signInButton()).toBeVisible();
+  });
+
+  test('webhook deliveries: a failing one shows its error, and Retry sends it now', async ({ page }, info) => {
+    const console = new Console(page, info);
+    await operator.install(page);
+    await console.open();
+    await console.signIn();
+    const deliveries = console.section('Webhook deliveries');
+    const newest = deliveries.locator('tbody tr').first();
+    // Every event so far met a receiver answering 503: waiting for a retry ten minutes away.
+    await expect(async () => {
+      await deliveries.getByRole('button', { name: 'Refresh' }).click();
+      await expect(newest).toContainText('HTTP 503', { timeout: 2_000 });
+    }).toPass({ timeout: 60_000 });
+    await expect(newest).toHaveAttribute('data-status', 'pending');
+    await expect(newest).toContainText('Waiting to retry');
+    await console.check('deliveries-failing');
+
+    const id = (await newest.getAttribute('data-delivery'))!;
+    const row = deliveries.locator(`tr[data-delivery="${id}"]`);
+    receiver.answer = () => 200;
+    await row.getByRole('button', { name: new RegExp(`^Retry delivery ${id} of `) }).click();
+    await expect(async () => {
+      await deliveries.getByRole('button', { name: 'Refresh' }).click();
+      await expect(row).toHaveAttribute('data-status', 'delivered', { timeout: 2_000 });
+    }).toPass({ timeout: 60_000 });
+    await expect(row).toContainText('Delivered');
+    await expect(row.getByRole('button', { name: new RegExp(`^Send again delivery ${id} of `) })).toBeVisible();
+    // Only the retried delivery went out: the others still wait for their backoff.
+    expect(receiver.accepted()).toHaveLength(1);
+    await console.check('deliveries-retried');
   });
 
   test('the page sends a nonce CSP without unsafe-inline, and every script carries the nonce', async ({ request }) => {
