@@ -60,15 +60,15 @@ export async function changePass(
        insert into jobs (kind, payload) ${jobsSql}
        returning id
      )
-     select ${OPERATOR_PASS_COLUMNS}, true as changed, (select count(*) from queued) as queued from changed p
+     select ${OPERATOR_PASS_COLUMNS}, true as changed from changed p
      union all
-     select ${OPERATOR_PASS_COLUMNS}, false, 0 from passes p where p.serial_number = $1 and not exists (select 1 from changed)`,
+     select ${OPERATOR_PASS_COLUMNS}, false from passes p where p.serial_number = $1 and not exists (select 1 from changed)`,
     [serialNumber, ...change.params],
   );
   const [row] = rows;
   if (!row) return undefined;
-  const { changed, ...pass } = row as PassRowOut & { changed: boolean; queued?: unknown };
-  delete (pass as { queued?: unknown }).queued;
+  // (A data-modifying CTE runs whether or not the query reads it: the jobs are inserted.)
+  const { changed, ...pass } = row;
   return { pass: toOperatorPass(pass), changed };
 }
 

@@ -374,9 +374,11 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect(Date.parse(restored.body.updatedAt)).toBeGreaterThan(Date.parse(changed.body.updatedAt));
       expect((await call('POST', RESTORE, `${PASSES}/${serial}/restore`, { headers: bearer(token) })).body.updatedAt).toBe(restored.body.updatedAt);
 
-      // Each change queued one pass.changed job (for the devices); no webhook without WEBHOOK_URL.
+      // Each change queued one pass.changed job (for the devices); no webhook without WEBHOOK_URL,
+      // neither for the changes nor for any claim so far.
       const jobs = await app.services.store.sql.query<{ kind: string }>(`select kind from jobs where payload->>'serialNumber' = $1 order by id`, [serial]);
       expect(jobs.map((job) => job.kind)).toEqual(['pass.changed', 'pass.changed', 'pass.changed']);
+      expect(await app.services.store.sql.query(`select id from jobs where kind = 'webhook'`)).toEqual([]);
 
       const unknown = '00000000-0000-4000-8000-000000000000';
       expect((await call('POST', VOID, `${PASSES}/${unknown}/void`, json({ reason: 'x' }, bearer(token)))).body.code).toBe('pass_not_found');
