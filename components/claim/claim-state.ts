@@ -3,18 +3,11 @@
 // use-claim-flow.ts drives the transitions; the views in ClaimCard.tsx render one state each.
 import { ClaimApiError, type InitResult } from '@/lib/client';
 
-/** A wallet the person can pick: its name (as adapters report it) and its data: URI icon. */
-export type WalletOption = { name: string; icon: string };
+import type { WalletFailure, WalletOption } from '@/components/wallet/types';
+
+export type { WalletFailure, WalletOption };
 
 export type Account = { wallet: WalletOption; publicKey: string };
-
-/** Why the wallet did not do what was asked. */
-export type WalletFailure =
-  | 'declined' // the person said no in the wallet
-  | 'failed' // the wallet answered with an error of its own
-  | 'disconnected' // the wallet disconnected on the way
-  | 'cannot-sign' // the wallet offers neither signIn nor signMessage
-  | 'account-changed'; // the wallet signed with another account than the connected one
 
 export type Problem =
   | { code: 'declined' }

@@ -1,8 +1,8 @@
 'use client';
-// The claim flow: which wallets there are, loading the wallet stack when the person reaches for it,
+// The claim flow: the wallets and the on-demand wallet stack (components/wallet/use-wallet-stack.ts),
 // connecting, and the claim itself (init -> one signature -> claim). Every failure lands in a state
 // from claim-state.ts with a way forward; nothing here shows the server's or wallet's own words.
-import { useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
+import { useCallback, useRef, useState, type ComponentType } from 'react';
 import { ClaimApiError, createClaimClient, type InitResult } from '@/lib/client';
 import { walletTypeForWallet } from '@/lib/wallet-types';
 import {
@@ -13,19 +13,16 @@ import {
   type ClaimState,
   type WalletOption,
 } from './claim-state';
-import { useStandardWallets } from './detected-wallets';
-import type { SignedClaim } from './sign-claim';
-import type { ConnectedWallet, WalletBridgeProps, WalletHandle } from './wallet-bridge';
+import { useWalletStack, type WalletList } from '@/components/wallet/use-wallet-stack';
+import type { SignedClaim } from '@/components/wallet/sign-claim';
+import type { ConnectedWallet, WalletBridgeProps, WalletHandle } from '@/components/wallet/wallet-bridge';
 
 const client = createClaimClient();
 
 /** The Google Wallet link is a nicety: the result does not wait longer than this for it. */
 const GOOGLE_LINK_WAIT_MS = 2500;
 
-export type WalletList =
-  | { status: 'searching' }
-  | { status: 'found'; wallets: WalletOption[] }
-  | { status: 'none' };
+export type { WalletList };
 
 export type ClaimFlow = {
   state: ClaimState;
@@ -50,61 +47,36 @@ export function useClaimFlow(): ClaimFlow {
   const stateRef = useRef(state);
   stateRef.current = state;
 
-  // --- The wallet stack, loaded once, on demand -------------------------------------------------
-  const [Bridge, setBridge] = useState<ComponentType<WalletBridgeProps> | null>(null);
-  const [bridgeFailed, setBridgeFailed] = useState(false);
-  const bridgeLoad = useRef<Promise<void> | null>(null);
-  const handle = useRef<WalletHandle | null>(null);
-  const handleWaiters = useRef<((handle: WalletHandle) => void)[]>([]);
-
-  const loadBridge = useCallback((): Promise<void> => {
-    if (!bridgeLoad.current) {
-      setBridgeFailed(false);
-      bridgeLoad.current = import('./wallet-bridge').then(
-        (module) => setBridge(() => module.default),
-        (error: unknown) => {
-          bridgeLoad.current = null; // a later attempt may succeed (offline for a moment)
-          setBridgeFailed(true);
-          throw error;
-        },
-      );
-    }
-    return bridgeLoad.current;
-  }, []);
-
-  const walletHandle = useCallback(async (): Promise<WalletHandle> => {
-    await loadBridge();
-    if (handle.current) return handle.current;
-    return new Promise((resolve) => handleWaiters.current.push(resolve));
-  }, [loadBridge]);
-
-  const prepare = useCallback(() => void loadBridge().catch(() => undefined), [loadBridge]);
-
-  // --- Which wallets there are ----------------------------------------------------------------
-  const standardWallets = useStandardWallets();
-  const [stackWallets, setStackWallets] = useState<WalletOption[] | null>(null);
-  // Without a Wallet Standard wallet, only the stack can tell whether a legacy or mobile wallet is
-  // there, so it loads at once; with one, it waits until the person reaches for a wallet.
-  const noStandardWallet = standardWallets !== null && standardWallets.length === 0;
-  useEffect(() => {
-    if (noStandardWallet) prepare();
-  }, [noStandardWallet, prepare]);
-
-  const walletList = useMemo((): WalletList => {
-    const wallets = stackWallets ?? standardWallets;
-    if (wallets && wallets.length > 0) return { status: 'found', wallets };
-    if (standardWallets === null) return { status: 'searching' };
-    if (stackWallets === null && !bridgeFailed) return { status: 'searching' };
-    return { status: 'none' };
-  }, [stackWallets, standardWallets, bridgeFailed]);
-
-  // Extensions inject themselves when a page loads, so after installing one a reload finds it.
-  const searchAgain = useCallback(() => (bridgeFailed ? prepare() : window.location.reload()), [bridgeFailed, prepare]);
-
-  // --- Connecting -------------------------------------------------------------------------------
   /** Each user action starts a new run; an answer that arrives for an older run is ignored. */
   const run = useRef(0);
+  /**
+   * What a retry can pick up without a new request to the wallet: an issued message that never
+   * left the page (declined, wallet error), or a signed one the service did not process (429, no
+   * answer). Either only for the account it was made for, and while it has time left.
+   */
+  const resumable = useRef<{ init: InitResult; signed: SignedClaim | null } | null>(null);
 
+  // --- What the wallet stack reports --------------------------------------------------------------
+  const onConnection = useCallback((connection: ConnectedWallet | null) => {
+    const from = stateRef.current;
+    if (from.kind !== 'ready' && from.kind !== 'working' && from.kind !== 'problem') return;
+    if (!connection || connection.name !== from.account.wallet.name) {
+      // The wallet went away mid-way (locked, disconnected from its own UI, extension reloaded).
+      run.current++;
+      setState({ kind: 'disconnected', wallet: from.account.wallet });
+    } else if (connection.publicKey !== from.account.publicKey && from.kind !== 'working') {
+      // The person switched accounts in the wallet: claim for the one now connected.
+      resumable.current = null;
+      const account: Account = { ...from.account, publicKey: connection.publicKey };
+      setState({ kind: 'ready', account });
+    }
+  }, []);
+
+  // --- The wallet stack, loaded once, on demand ---------------------------------------------------
+  const stack = useWalletStack(onConnection);
+  const { walletList, prepare, searchAgain, Bridge, bridgeProps, handle: walletHandle, loadedHandle } = stack;
+
+  // --- Connecting -------------------------------------------------------------------------------
   const connect = useCallback(
     async (wallet: WalletOption) => {
       const current = ++run.current;
@@ -127,13 +99,6 @@ export function useClaimFlow(): ClaimFlow {
   );
 
   // --- Claiming -----------------------------------------------------------------------------------
-  /**
-   * What a retry can pick up without a new request to the wallet: an issued message that never
-   * left the page (declined, wallet error), or a signed one the service did not process (429, no
-   * answer). Either only for the account it was made for, and while it has time left.
-   */
-  const resumable = useRef<{ init: InitResult; signed: SignedClaim | null } | null>(null);
-
   const claim = useCallback(async () => {
     const from = stateRef.current;
     if (from.kind !== 'ready' && from.kind !== 'problem') return;
@@ -145,7 +110,7 @@ export function useClaimFlow(): ClaimFlow {
     const fail = (error: unknown) =>
       stillCurrent() && setState({ kind: 'problem', account, problem: problemFromApiError(error, Date.now()) });
 
-    const wallets = handle.current;
+    const wallets = loadedHandle();
     if (!wallets) return; // ready implies a connected wallet, so the stack is loaded
 
     const resume = resumable.current;
@@ -211,36 +176,8 @@ export function useClaimFlow(): ClaimFlow {
     run.current++;
     resumable.current = null;
     setState({ kind: 'idle' });
-    void handle.current?.disconnect();
-  }, []);
-
-  // --- What the wallet stack reports --------------------------------------------------------------
-  const onConnection = useCallback((connection: ConnectedWallet | null) => {
-    const from = stateRef.current;
-    if (from.kind !== 'ready' && from.kind !== 'working' && from.kind !== 'problem') return;
-    if (!connection || connection.name !== from.account.wallet.name) {
-      // The wallet went away mid-way (locked, disconnected from its own UI, extension reloaded).
-      run.current++;
-      setState({ kind: 'disconnected', wallet: from.account.wallet });
-    } else if (connection.publicKey !== from.account.publicKey && from.kind !== 'working') {
-      // The person switched accounts in the wallet: claim for the one now connected.
-      resumable.current = null;
-      const account: Account = { ...from.account, publicKey: connection.publicKey };
-      setState({ kind: 'ready', account });
-    }
-  }, []);
-
-  const bridgeProps = useMemo(
-    (): WalletBridgeProps => ({
-      onWallets: setStackWallets,
-      onConnection,
-      onReady(ready) {
-        handle.current = ready;
-        for (const resolve of handleWaiters.current.splice(0)) resolve(ready);
-      },
-    }),
-    [onConnection],
-  );
+    void loadedHandle()?.disconnect();
+  }, [loadedHandle]);
 
   return {
     state,

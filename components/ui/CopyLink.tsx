@@ -6,7 +6,19 @@ import { Button } from './Button';
 import { CheckIcon, CopyIcon } from './icons';
 import styles from './CopyLink.module.css';
 
-export function CopyLink({ value, label }: { value: string; label: string }) {
+type CopyLinkProps = {
+  value: string;
+  /** The field's accessible name. */
+  label: string;
+  /** The button's words (the operator console copies an API key with it). */
+  action?: string;
+  /** What the live region says once copied. */
+  copiedMessage?: string;
+  /** What it says when the clipboard is refused and the field is selected instead. */
+  selectedMessage?: string;
+};
+
+export function CopyLink({ value, label, action = 'Copy link', copiedMessage = 'Link copied', selectedMessage = 'The link is selected: copy it with your keyboard or menu' }: CopyLinkProps) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'select'>('idle');
   const field = useRef<HTMLInputElement>(null);
   const reset = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -37,10 +49,10 @@ export function CopyLink({ value, label }: { value: string; label: string }) {
       />
       <Button variant="secondary" className={styles.button} onClick={copy}>
         {status === 'copied' ? <CheckIcon size={18} /> : <CopyIcon size={18} />}
-        {status === 'copied' ? 'Copied' : 'Copy link'}
+        {status === 'copied' ? 'Copied' : action}
       </Button>
       <span role="status" className="visually-hidden">
-        {status === 'copied' ? 'Link copied' : status === 'select' ? 'The link is selected: copy it with your keyboard or menu' : ''}
+        {status === 'copied' ? copiedMessage : status === 'select' ? selectedMessage : ''}
       </span>
     </div>
   );

@@ -21,7 +21,7 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
-  await server.start();
+  await server.start(110_000); // under Playwright's 120 s: four servers starting at once on a busy machine are slow
   console.log(`e2e server "${name}" ready at ${server.url}`);
 }
 

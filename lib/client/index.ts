@@ -167,7 +167,8 @@ function expectStrings<K extends string>(body: unknown, fields: readonly K[], st
   return record as Record<K, string>;
 }
 
-async function problemFrom(response: Response): Promise<ClaimApiError> {
+/** The error a failed answer stands for (shared with the operator client, ./operator.ts). */
+export async function problemFrom(response: Response): Promise<ClaimApiError> {
   const retryAfter = Number(response.headers.get('retry-after'));
   const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined;
   let body: unknown;

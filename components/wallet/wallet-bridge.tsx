@@ -8,7 +8,7 @@ import { useWallet, WalletProvider, type Wallet } from '@solana/wallet-adapter-r
 import { WalletReadyState, type WalletError } from '@solana/wallet-adapter-base';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type { InitResult } from '@/lib/client';
-import type { WalletOption } from './claim-state';
+import type { WalletOption } from './types';
 import { createLegacyAdapters } from './legacy-adapters';
 import { signClaimMessage, walletFailureOf, type SignOutcome } from './sign-claim';
 

@@ -6,7 +6,7 @@
 import { isWalletAdapterCompatibleStandardWallet } from '@solana/wallet-adapter-base';
 import { getWallets } from '@wallet-standard/app';
 import { useEffect, useState } from 'react';
-import type { WalletOption } from './claim-state';
+import type { WalletOption } from './types';
 
 type StandardWallet = ReturnType<ReturnType<typeof getWallets>['get']>[number];
 

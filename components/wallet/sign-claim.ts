@@ -5,7 +5,7 @@ import type { Adapter, MessageSignerWalletAdapterProps, SignInMessageSignerWalle
 import bs58 from 'bs58';
 import type { InitResult } from '@/lib/client';
 import { errorChain } from '@/lib/errors';
-import type { WalletFailure } from './claim-state';
+import type { WalletFailure } from './types';
 
 export type SignedClaim = { message: string; signature: string; publicKey: string };
 export type SignOutcome = { ok: true; signed: SignedClaim; method: 'signIn' | 'signMessage' } | { ok: false; failure: WalletFailure };

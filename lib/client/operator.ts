@@ -1,0 +1,138 @@
+// The operator API as the console page calls it: same-origin fetch with the session cookie the
+// sign-in sets (HttpOnly: this code never sees the token). The service's CSRF check wants a POST
+// or DELETE with the cookie to come from its own origin (the Origin header, which the browser
+// writes and a page cannot forge; docs/operators.md), so there is no token to send. Failures reject with a ClaimApiError carrying the
+// service's problem code, like the claim client. No server code: this runs in the browser.
+// Types come from the service's own schemas, type-only: no zod and no server code in the bundle.
+import type { z } from 'zod';
+import type {
+  apiKeyCreatedSchema,
+  apiKeySchema,
+  deliveryPageSchema,
+  deliverySchema,
+  operatorPassSchema,
+  passPageSchema,
+  sessionBodySchema,
+  statsSchema,
+} from '../operators/schemas';
+import { ClaimApiError, problemFrom, type InitResult } from './index';
+
+export type OperatorPass = z.output<typeof operatorPassSchema>;
+export type PassStatus = OperatorPass['status'];
+export type PassPage = z.output<typeof passPageSchema>;
+export type PassQuery = { publicKey?: string; serial?: string; status?: PassStatus | ''; cursor?: string | null; limit?: number };
+export type OperatorStats = z.output<typeof statsSchema>;
+export type Session = { publicKey: string; expiresAt: string };
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof apiKeyCreatedSchema>;
+export type WebhookDelivery = z.output<typeof deliverySchema>;
+export type DeliveryPage = z.output<typeof deliveryPageSchema>;
+export type SignedIn = z.input<typeof sessionBodySchema>;
+
+const BASE = '/api/v1/operator';
+
+const TIMEOUT_MS = 30_000;
+
+async function send(path: string, init: RequestInit = {}): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(`${BASE}${path}`, {
+      ...init,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch {
+    throw new ClaimApiError('network_error', 0, 'Could not reach the service.');
+  }
+  if (response.ok) return response;
+  throw await problemFrom(response);
+}
+
+async function json<T>(response: Response): Promise<T> {
+  if (response.status === 204) return undefined as T;
+  try {
+    return (await response.json()) as T;
+  } catch {
+    throw new ClaimApiError('unexpected_response', response.status, `The answer (HTTP ${response.status}) is not JSON.`);
+  }
+}
+
+const post = (path: string, body?: unknown) =>
+  send(path, body === undefined ? { method: 'POST' } : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+function query(params: Record<string, string | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value) search.set(name, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export const operatorApi = {
+  /** The sign-in message for an operator wallet (the same shape as the claim's). */
+  async sessionInit(publicKey: string): Promise<InitResult> {
+    return json(await send(`/sessions/init${query({ publicKey })}`));
+  },
+
+  /** Opens a session: the service sets the HttpOnly cookie; the token in the body is not kept. */
+  async signIn(signed: SignedIn): Promise<{ expiresAt: string }> {
+    const { expiresAt } = await json<{ expiresAt: string }>(await post('/sessions', signed));
+    return { expiresAt };
+  },
+
+  /** The session this browser holds, or null when it holds none (401). */
+  async session(): Promise<Session | null> {
+    try {
+      const current = await json<{ publicKey: string; expiresAt: string | null }>(await send('/sessions/current'));
+      return { publicKey: current.publicKey, expiresAt: current.expiresAt ?? '' };
+    } catch (error) {
+      if (error instanceof ClaimApiError && error.status === 401) return null;
+      throw error;
+    }
+  },
+
+  async signOut(): Promise<void> {
+    await send('/sessions/current', { method: 'DELETE' });
+  },
+
+  async passes(q: PassQuery): Promise<PassPage> {
+    return json(await send(`/passes${query({ publicKey: q.publicKey, serial: q.serial, status: q.status, cursor: q.cursor, limit: q.limit ? String(q.limit) : null })}`));
+  },
+
+  async voidPass(serialNumber: string, reason: string): Promise<OperatorPass> {
+    return json(await post(`/passes/${encodeURIComponent(serialNumber)}/void`, { reason }));
+  },
+
+  async restorePass(serialNumber: string): Promise<OperatorPass> {
+    return json(await post(`/passes/${encodeURIComponent(serialNumber)}/restore`));
+  },
+
+  async stats(): Promise<OperatorStats> {
+    return json(await send('/stats'));
+  },
+
+  /** The keys not revoked, newest first. */
+  async apiKeys(): Promise<ApiKey[]> {
+    return (await json<{ apiKeys: ApiKey[] }>(await send('/api-keys'))).apiKeys;
+  },
+
+  /** A new key: `key` is in this answer only. */
+  async createApiKey(name: string): Promise<CreatedApiKey> {
+    return json(await post('/api-keys', name ? { name } : undefined));
+  },
+
+  async revokeApiKey(id: string): Promise<void> {
+    await send(`/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  },
+
+  async deliveries(cursor?: string | null): Promise<DeliveryPage> {
+    return json(await send(`/webhooks/deliveries${query({ cursor })}`));
+  },
+
+  /** Makes the delivery due now (docs/operators.md). */
+  async retryDelivery(id: string): Promise<WebhookDelivery> {
+    return json(await post(`/webhooks/deliveries/${encodeURIComponent(id)}/retry`));
+  },
+};
+
+export type OperatorApi = typeof operatorApi;
