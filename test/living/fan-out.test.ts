@@ -37,7 +37,9 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     const signing = ensureDevelopmentChain(dataDir);
     database = await createScratchDatabase(sharedPostgresUrl());
     sql = testPool(database.url);
-    apns = await ApnsStandIn.start({ clientCa: signing.wwdrCertPem, topic: signing.passTypeIdentifier });
+    // Each push takes 100 ms to answer, so both instances always have pushes in flight: the one
+    // killed dies holding some, whose leases must run out before the other runs them again.
+    apns = await ApnsStandIn.start({ clientCa: signing.wwdrCertPem, topic: signing.passTypeIdentifier, answerDelayMs: 100 });
     const ports = [await freePort(), await freePort()];
     const env = {
       DATA_DIR: dataDir,

@@ -88,6 +88,8 @@ export type ApnsStandInOptions = {
   clientCa?: string;
   /** The only topic allowed (for Wallet: the pass type identifier); others are 400 TopicDisallowed. */
   topic?: string;
+  /** How long each answer takes, as APNs's own round trip does: keeps pushes in flight for a while. */
+  answerDelayMs?: number;
 };
 
 type Rejection = { status: number; reason: string };
@@ -199,7 +201,11 @@ export class ApnsStandIn {
     stream.on('end', () => {
       const body = Buffer.concat(chunks);
       const clientCert = this.certificates.get(stream.session as http2.ServerHttp2Session) ?? null;
-      this.respond(stream, headers, rawHeaders, body, clientCert);
+      const answer = () => {
+        if (!stream.destroyed) this.respond(stream, headers, rawHeaders, body, clientCert);
+      };
+      if (this.options.answerDelayMs) setTimeout(answer, this.options.answerDelayMs);
+      else answer();
     });
   }
 
