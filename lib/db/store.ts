@@ -298,37 +298,33 @@ export class Store {
     });
   }
 
-  /** Deletes messages that expired before `before`, a batch per statement; returns how many. */
+  /**
+   * Deletes messages that expired before `before`, and the per-key bookkeeping of keys whose every
+   * pending message has (their rows only grow back on an init); returns how many messages.
+   */
   purgeMessagesExpiredBefore(before: Date): Promise<number> {
     return this.guard(async () => {
-      let total = 0;
-      for (;;) {
-        const [{ deleted }] = (await this.database.query<{ deleted: number }>(
-          `with gone as (
-             delete from sign_in_messages where nonce_hash in (
-               select nonce_hash from sign_in_messages where expires_at < $1 limit $2
-             ) returning 1
-           )
-           select count(*)::int as deleted from gone`,
-          [before.toISOString(), PURGE_BATCH[this.database.kind]],
-        )) as [{ deleted: number }];
-        total += deleted;
-        if (deleted < PURGE_BATCH[this.database.kind]) break;
-      }
-      // Keys whose every pending message has expired (their rows only grow back on an init).
-      for (;;) {
-        const [{ deleted }] = (await this.database.query<{ deleted: number }>(
-          `with gone as (
-             delete from wallet_pending where public_key in (
-               select public_key from wallet_pending where last_expires_at < $1 limit $2
-             ) returning 1
-           )
-           select count(*)::int as deleted from gone`,
-          [before.toISOString(), PURGE_BATCH[this.database.kind]],
-        )) as [{ deleted: number }];
-        if (deleted < PURGE_BATCH[this.database.kind]) return total;
-      }
+      const total = await this.deleteInBatches('sign_in_messages', 'nonce_hash', 'expires_at', before);
+      await this.deleteInBatches('wallet_pending', 'public_key', 'last_expires_at', before);
+      return total;
     });
+  }
+
+  /** Deletes the rows of `table` whose `column` is before `before`, a batch per statement. */
+  private async deleteInBatches(table: string, key: string, column: string, before: Date): Promise<number> {
+    const batch = PURGE_BATCH[this.database.kind];
+    let total = 0;
+    for (;;) {
+      const [{ deleted }] = (await this.database.query<{ deleted: number }>(
+        `with gone as (
+           delete from ${table} where ${key} in (select ${key} from ${table} where ${column} < $1 limit $2) returning 1
+         )
+         select count(*)::int as deleted from gone`,
+        [before.toISOString(), batch],
+      )) as [{ deleted: number }];
+      total += deleted;
+      if (deleted < batch) return total;
+    }
   }
 
   /**
