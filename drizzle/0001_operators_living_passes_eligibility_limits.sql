@@ -72,6 +72,7 @@ ALTER TABLE "passes" ADD COLUMN "google_object_at" timestamp with time zone;--> 
 ALTER TABLE "passes" ADD COLUMN "google_linked_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "sign_in_messages" ADD COLUMN "purpose" text DEFAULT 'claim' NOT NULL;--> statement-breakpoint
 ALTER TABLE "device_registrations" ADD CONSTRAINT "device_registrations_serial_number_passes_serial_number_fk" FOREIGN KEY ("serial_number") REFERENCES "public"."passes"("serial_number") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "device_registrations_serial_number_idx" ON "device_registrations" USING btree ("serial_number");--> statement-breakpoint
 CREATE INDEX "eligibility_rounds_started_at_idx" ON "eligibility_rounds" USING btree ("started_at");--> statement-breakpoint
 CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE done_at is null and failed_at is null;--> statement-breakpoint
 CREATE INDEX "jobs_kind_idx" ON "jobs" USING btree ("kind","id");--> statement-breakpoint

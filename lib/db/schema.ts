@@ -86,7 +86,11 @@ export const deviceRegistrations = pgTable(
     pushToken: text('push_token'),
     createdAt: instant('created_at'),
   },
-  (t) => [primaryKey({ columns: [t.deviceLibraryIdentifier, t.serialNumber] })],
+  (t) => [
+    primaryKey({ columns: [t.deviceLibraryIdentifier, t.serialNumber] }),
+    // A change pushes every device of one pass, and operators count them per pass: by serial.
+    index('device_registrations_serial_number_idx').on(t.serialNumber),
+  ],
 );
 
 /**
