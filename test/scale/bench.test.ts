@@ -21,7 +21,7 @@ describe('npm run bench -- --short', () => {
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code, stderr.slice(-4000)).toBe(0);
 
-    expect(stdout).toContain('| run | endpoint | req/s | p50 ms | p99 ms | errors | × /health | server CPU ms/req |');
+    expect(stdout).toContain('| run | endpoint | req/s | p50 ms | p99 ms | max ms | errors | × /health | server CPU ms/req |');
     for (const endpoint of ['/health', 'init', 'claim', 'download', 'first download (builds the pass)']) {
       expect(stdout).toMatch(new RegExp(`^\\| embedded \\(PGlite\\) \\| ${endpoint.replace(/[()/]/g, '\\$&')} \\| \\d+ \\| \\d+ \\| \\d+ \\| \\d+ \\|`, 'm'));
     }
