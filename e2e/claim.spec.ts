@@ -219,7 +219,7 @@ test.describe('on a desktop', () => {
     const slow = wallet.holdNext('signMessage');
     await claim.card.getByRole('button', { name: 'Claim my pass' }).click();
     await slow.arrived;
-    await page.waitForTimeout(8_500); // the person takes longer than the message lives (8 s here)
+    await page.waitForTimeout(20_500); // the person takes longer than the message lives (20 s here)
     const fresh = wallet.holdNext('signMessage');
     slow.release();
     await fresh.arrived;

@@ -9,8 +9,10 @@ export const SERVERS = {
   main: { port: base, env: {} },
   /** Two claim-path requests per minute: the 429 state. */
   limited: { port: base + 1, env: { RATE_LIMIT_PER_MINUTE: '2' } },
-  /** Messages expire eight seconds after they are issued: the expired-message state. */
-  expiring: { port: base + 2, env: { NONCE_TTL_SECONDS: '8' } },
+  /** Messages expire 20 seconds after they are issued: the expired-message state (long enough for the
+   * renewed message to be signed and claimed on a busy machine, where each state's screenshot and
+   * axe check take seconds). */
+  expiring: { port: base + 2, env: { NONCE_TTL_SECONDS: '20' } },
   /** A Google Wallet issuer (with a service-account key serve.ts makes up): the Save to Google Wallet link. */
   google: { port: base + 4, env: { GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID } },
 } as const;
