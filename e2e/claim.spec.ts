@@ -208,6 +208,7 @@ test.describe('on a desktop', () => {
   });
 
   test('an expired message is renewed, asking the person only for the signature', async ({ page, claim }) => {
+    test.slow(); // it waits out a message's 20 s life
     const wallet = new E2EWallet({ name: 'Phantom', signIn: false });
     await wallet.install(page);
     const inits: Request[] = [];
