@@ -35,8 +35,11 @@ test.describe('the /verify page of a voided pass', () => {
   test.beforeAll(async () => {
     database = await createScratchDatabase();
     const port = await freePort();
-    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '0' });
-    passes = await PassController.open({ DATABASE_URL: database.url, DATA_DIR: server.env.DATA_DIR! });
+    // A generous statement timeout: the other e2e worker loads the machine, and a first statement
+    // slower than the default 2 s would be answered 503 (the outage tests cover that answer).
+    const timeout = { DATABASE_TIMEOUT_MS: '10000' };
+    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '0', ...timeout });
+    passes = await PassController.open({ DATABASE_URL: database.url, DATA_DIR: server.env.DATA_DIR!, ...timeout });
   });
   test.afterAll(async () => {
     await server?.dispose();
