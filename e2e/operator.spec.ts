@@ -3,11 +3,11 @@
 // are seeded by claiming through the real API. Every view is screenshotted (kept with the other
 // e2e artefacts), checked with axe, and must fit the screen without sideways scrolling.
 import AxeBuilder from '@axe-core/playwright';
-import { createServer } from 'node:net';
 import type { Page, TestInfo } from '@playwright/test';
 import { createClaimClient } from '../lib/client';
 import { newWebhookSecret, WebhookReceiver } from '../test/support/stand-ins/webhook-receiver';
 import { TestWallet } from '../test/support/wallet';
+import { freePort } from '../scripts/support/server-process';
 import { expect, test } from './support/fixtures';
 import { TestServer } from './support/server';
 import { E2EWallet } from './support/wallet';
@@ -32,18 +32,6 @@ const PAGE_SIZE = 25;
 let server: TestServer;
 /** Where the server sends webhooks: it answers 503 until the deliveries test says otherwise. */
 let receiver: WebhookReceiver;
-
-/** A port nothing listens on now (test/support/server.ts has one too, but it is ESM-only: Playwright loads specs as CommonJS). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 test.describe.configure({ mode: 'default' }); // one server, tests in order in one worker
 

@@ -2,10 +2,9 @@
 // nowhere "Genuine pass" or "valid"; the same pass restored shows green again. Runs its own server
 // on a free port and a scratch database on the machine's PostgreSQL (TEST_DATABASE_URL), where the
 // test voids and restores the pass with the service's own voidPass / restorePass.
-import { createServer } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { ServerProcess } from '../scripts/support/server-process';
+import { freePort, ServerProcess } from '../scripts/support/server-process';
 import { PAGE_COLOURS } from '../components/verify/verify-page';
 import { createScratchDatabase } from '../scripts/support/scratch-database';
 import { installPass, PassController } from '../test/living/support';
@@ -14,16 +13,6 @@ if (!process.env.TEST_DATABASE_URL) {
   throw new Error('e2e/verify-voided.spec.ts needs PostgreSQL: set TEST_DATABASE_URL=postgres://127.0.0.1:5432/test (as .ci/run does).');
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const hexToRgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 

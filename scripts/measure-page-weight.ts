@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { E2EWallet } from '../e2e/support/wallet';
-import { freePort } from '../test/support/server';
+import { freePort } from './support/server-process';
 import { launchChromium } from './support/chromium';
 import { ServerProcess } from './support/server-process';
 

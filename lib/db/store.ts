@@ -8,10 +8,10 @@ import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
 import type { Database } from './client';
 import type { JobInput } from '../queue';
+import type { PassRow, SignInMessageRow } from './schema';
 
 /** One parameterized statement: what the storage modules need of a database. */
 export type Queryable = Pick<Database, 'query'>;
-import type { PassRow, SignInMessageRow } from './schema';
 
 export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
 export type NewPass = Omit<

@@ -6,7 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 
 /** The project root: vitest and npm scripts run from it. */
@@ -252,4 +252,16 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
     await sleep(100);
   }
+}
+
+/** A TCP port nothing listens on now, on 127.0.0.1 (for tests, e2e servers and the scripts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -1,24 +1,14 @@
 // The built service on a free port, for tests that need real sockets: peer addresses, Host
 // headers, streamed bodies, logs, signals. A thin layer over ServerProcess (./server-process.ts).
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ServerProcess } from '../../scripts/support/server-process';
+import { freePort, ServerProcess } from '../../scripts/support/server-process';
 
 /** The project root: where server.ts and the build are. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export type RunningServer = ServerProcess;
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * Starts the server on a free port, its own DATA_DIR unless env names one, PUBLIC_BASE_URL on
