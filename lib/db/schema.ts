@@ -109,7 +109,7 @@ export const jobs = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** The lease of the attempt under way; after it, another instance may take the job. */
     lockedUntil: instant('locked_until'),
-    /** A random token per attempt: only that attempt may record its outcome. */
+    /** "host/pid/random", one per attempt: the instance holding the job, and only that attempt may record its outcome. */
     lockedBy: text('locked_by'),
     lastError: text('last_error'),
     doneAt: instant('done_at'),

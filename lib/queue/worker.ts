@@ -3,6 +3,7 @@
 // instances never take the same job), runs them concurrently, and records each outcome with the
 // lease token of its attempt, so an attempt that outlived its lease cannot overwrite a newer one.
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Queryable } from '../db/store';
 import type { Services } from '../services';
 import { handledKinds, jobHandler, onJobsEnqueued, PermanentJobFailure, type JobInfo } from './index';
@@ -19,6 +20,9 @@ export type WorkerOptions = {
   /** Jobs run at once on this instance. */
   concurrency: number;
 };
+
+/** This process, as it appears in `jobs.locked_by`. */
+const INSTANCE = `${hostname()}/${process.pid}`;
 
 export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
   retryBaseMs: 10_000,
@@ -115,7 +119,9 @@ export class JobWorker {
   }
 
   private async claim(kinds: string[], limit: number): Promise<ClaimedJob[]> {
-    const token = randomBytes(12).toString('base64url');
+    // "host/pid/random": an operator reading `jobs` sees which instance holds a job; the random
+    // part makes the token unique to this claim.
+    const token = `${INSTANCE}/${randomBytes(12).toString('base64url')}`;
     const rows = await this.db.query<{ id: string | number; kind: string; payload: unknown; attempts: number; created_at: Date | string }>(
       `with next as (
          select id from jobs

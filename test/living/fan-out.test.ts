@@ -84,8 +84,16 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     // The answer does not wait for the pushes: they are rows in the queue.
     expect(answeredMs).toBeLessThan(1500);
 
-    // Kill instance A as soon as the pushes are under way.
-    await apns.waitForPushes(20, 30_000);
+    // Kill instance A once both instances have pushes in flight (leased, not done): the instance
+    // that fanned out is woken at once, the other finds the jobs at its next poll.
+    await eventually(
+      async () =>
+        (await scalar(sql, `select count(distinct split_part(locked_by, '/', 2))::int as value from jobs where kind = 'apns.push' and done_at is null and locked_until > now()`)) >= 2
+          ? true
+          : undefined,
+      30_000,
+      'pushes in flight on both instances',
+    );
     a.signal('SIGKILL');
     await a.exited;
     const pushedAtKill = new Set(apns.pushes.map((p) => p.token)).size;

@@ -101,7 +101,8 @@ describe(`a slow database, with DATABASE_POOL_SIZE=${POOL_SIZE} and DATABASE_TIM
       expect(health.status).toBe(503);
       expect(performance.now() - started).toBeLessThan(TIMEOUT_MS + 1000);
       const outage = await server.waitForLog((line) => line.event === 'database_unavailable' && server.logs.indexOf(line) >= before, 5000);
-      expect(outage.err).toMatch(/connection timeout/);
+      // The driver's connect timeout, or the service's own deadline just after it on a loaded machine.
+      expect(outage.err).toMatch(/connection timeout|no answer in time/);
     } finally {
       postgresServer.thaw();
     }
