@@ -198,6 +198,8 @@ export async function verifyPass(services: Services, serial: string): Promise<Pa
     genuine: true,
     status: pass.status === 'voided' ? 'voided' : 'active',
     voidReason: pass.status === 'voided' ? (pass.voidReason ?? null) : null,
+    expirationDate: pass.expiresAt?.toISOString() ?? null,
+    expired: pass.expiresAt !== null && pass.expiresAt.getTime() <= Date.now(),
     serialNumber: pass.serialNumber,
     publicKey: pass.publicKey,
     walletType: isWalletType(pass.walletType) ? pass.walletType : 'Generic',

@@ -9,6 +9,8 @@ const check = {
   genuine: true as const,
   status: 'active' as 'active' | 'voided',
   voidReason: null as string | null,
+  expirationDate: null as string | null,
+  expired: false,
   serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
   publicKey: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
   walletType: 'Phantom' as const,
@@ -50,6 +52,19 @@ describe('the scanner check page', () => {
     expect(html.replace(/<style>[\s\S]*<\/style>/, '')).not.toMatch(/genuine|valid\b/i);
     const words = renderVerifyPage({ kind: 'genuine', check: { ...check, status: 'voided', voidReason: 'not_eligible' } }).html;
     expect(words).toContain('no longer meets the conditions');
+  });
+
+  it('shows a pass past its expiration date in red as "Expired", with the date, never as genuine or valid', () => {
+    const expired = { ...check, expirationDate: '2026-03-20T18:00:00.000Z', expired: true };
+    const { html, status } = renderVerifyPage({ kind: 'genuine', check: expired });
+    expect(status).toBe(200);
+    expect(html).toContain('<section class="verdict expired"');
+    expect(html).toContain('<h1 id="verdict">Expired</h1>');
+    expect(html).toContain('expired on 20 March 2026 at 18:00 UTC');
+    expect(html.replace(/<style>[\s\S]*<\/style>/, '')).not.toMatch(/genuine|valid\b/i);
+    // A date still ahead changes nothing; a voided pass says "Voided" whatever its date.
+    expect(renderVerifyPage({ kind: 'genuine', check: { ...expired, expired: false } }).html).toContain('<h1 id="verdict">Genuine pass</h1>');
+    expect(renderVerifyPage({ kind: 'genuine', check: { ...expired, status: 'voided' } }).html).toContain('<h1 id="verdict">Voided</h1>');
   });
 
   it('carries no script, and a policy that allows exactly its own style block', () => {

@@ -30,7 +30,7 @@ export function escapeHtml(value: string): string {
 /** The page's colours; the test checks every text colour is WCAG AA or better on its background. */
 export const PAGE_COLOURS = {
   verdictText: '#ffffff',
-  verdicts: { genuine: '#0d6b3a', voided: '#a3141f', not_issued: '#a3141f', unavailable: '#5b4a00' },
+  verdicts: { genuine: '#0d6b3a', voided: '#a3141f', expired: '#a3141f', not_issued: '#a3141f', unavailable: '#5b4a00' },
   text: '#16181d',
   muted: '#4a5060',
   note: '#3a3f4b',
@@ -48,6 +48,7 @@ main{max-width:32rem;margin:0 auto;padding:1rem}
 .verdict{display:flex;gap:1rem;align-items:center;padding:1.25rem;border-radius:1rem;color:${C.verdictText}}
 .genuine{background:${C.verdicts.genuine}}
 .voided{background:${C.verdicts.voided}}
+.expired{background:${C.verdicts.expired}}
 .not_issued{background:${C.verdicts.not_issued}}
 .unavailable{background:${C.verdicts.unavailable}}
 .mark{flex:none;display:grid;place-items:center;width:3.5rem;height:3.5rem;border-radius:50%;border:3px solid currentColor;font-size:2rem;font-weight:700}
@@ -72,6 +73,8 @@ export function renderVerifyPage(outcome: VerifyOutcome): VerifyPage {
     case 'genuine':
       // Issued here but void: red, and never the words "genuine" or "valid".
       if (outcome.check.status === 'voided') return page(200, 'Voided', voidedBody(outcome.check), previewCss(outcome.check));
+      // Past the date its operator set: red too, never "genuine".
+      if (outcome.check.expired) return page(200, 'Expired', expiredBody(outcome.check), previewCss(outcome.check));
       return page(200, 'Genuine pass', genuineBody(outcome.check), previewCss(outcome.check));
     case 'not_issued':
       return page(
@@ -111,13 +114,20 @@ function voidedBody(check: PassCheck): string {
   );
 }
 
+function expiredBody(check: PassCheck): string {
+  return (
+    verdict('expired', '✕', 'Expired', `This pass was issued by ${check.issuer} but expired on ${formatInstant(new Date(check.expirationDate!))}. Do not accept it.`) +
+    passDetails(check)
+  );
+}
+
 function passDetails(check: PassCheck): string {
   const design = designFor(check.walletType);
   const short = shortAddress(check.publicKey);
   const rows: [string, string, string?][] = [
     ['Wallet address', escapeHtml(check.publicKey), 'mono address'],
     ['Wallet app', escapeHtml(design.logoText)],
-    ['Claimed', `<time datetime="${escapeHtml(check.claimedAt)}">${escapeHtml(formatClaimed(new Date(check.claimedAt)))}</time>`],
+    ['Claimed', `<time datetime="${escapeHtml(check.claimedAt)}">${escapeHtml(formatInstant(new Date(check.claimedAt)))}</time>`],
     ['Serial number', escapeHtml(check.serialNumber), 'mono'],
   ];
   return (
@@ -161,7 +171,7 @@ function page(status: number, title: string, body: string, extraCss = ''): Verif
 }
 
 /** "21 November 2026 at 03:50 UTC": door staff compare it with what the guest says. */
-function formatClaimed(date: Date): string {
+function formatInstant(date: Date): string {
   const text = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }).format(date);
   return `${text} UTC`;
 }

@@ -45,9 +45,10 @@ import {
   sessionResponseSchema,
   statsSchema,
   voidBodySchema,
+  passDatesBodySchema,
 } from '../operators/schemas';
 import { createOperatorSession, endSession, issueOperatorMessage, SESSION_TTL_SECONDS } from '../operators/sessions';
-import { restorePass, voidPass } from '../passes/lifecycle';
+import { restorePass, updatePassDates, voidPass } from '../passes/lifecycle';
 import { getDeliveries, retryWebhookDelivery } from '../webhooks/deliveries';
 import {
   claimBodySchema,
@@ -374,6 +375,26 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: { description: 'The pass.', json: operatorPassSchema, example: EXAMPLE_PASS } },
     problems: ['pass_not_found'],
     handle: async ({ params }, { services }) => ({ json: passJson(await getOperatorPass(services, params.serialNumber)) }),
+  }),
+  endpoint({
+    method: 'PATCH',
+    path: '/api/v1/operator/passes/{serialNumber}',
+    operationId: 'updatePassDates',
+    tag: 'Operators',
+    summary: 'Set or clear a pass’s dates',
+    description:
+      'Sets `expirationDate` (after it, Apple Wallet and Google Wallet show the pass as expired and the scanner check refuses it) and `relevantDate` (when Apple Wallet brings the pass to the lock screen). A field given as null is removed, a field left out stays as it is. A change moves `updatedAt`, rebuilds the pass, pushes registered devices, updates the Google Wallet object and sends a `pass.updated` webhook; dates the pass already has change nothing.',
+    auth: 'operator',
+    params: serialParamsSchema,
+    body: { schema: passDatesBodySchema, example: { expirationDate: '2026-12-31T23:00:00Z', relevantDate: null } },
+    invalidExample: { expirationDate: '31/12/2026' },
+    responses: { 200: { description: 'The pass, with its dates.', json: operatorPassSchema, example: { ...EXAMPLE_PASS, status: 'active', voidReason: null, expirationDate: '2026-12-31T23:00:00.000Z' } } },
+    problems: ['invalid_request', 'pass_not_found', 'payload_too_large', 'unsupported_media_type'],
+    handle: async ({ params, body }, { services, operator }) => {
+      const { pass, changed } = await updatePassDates(services, params.serialNumber, body);
+      if (changed) services.log.info({ event: 'operator_updated_pass', serial: pass.serialNumber, by: operator!.publicKey }, 'operator changed the dates of a pass');
+      return { json: passJson(pass) };
+    },
   }),
   endpoint({
     method: 'POST',

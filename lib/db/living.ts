@@ -20,6 +20,8 @@ export type LivingPass = {
   claimedAt: Date;
   status: 'active' | 'voided';
   voidReason: string | null;
+  expiresAt: Date | null;
+  relevantAt: Date | null;
   /** updated_at in microseconds (text). */
   version: string;
   authTokenHash: string | null;
@@ -36,8 +38,8 @@ export type LivingPass = {
 };
 
 const LIVING_COLUMNS = `serial_number as "serialNumber", public_key as "publicKey", wallet_type as "walletType",
-  claimed_at as "claimedAt", status, void_reason as "voidReason", ${VERSION_OF('updated_at')} as version,
-  auth_token_hash as "authTokenHash", pkpass, pkpass_etag as etag,
+  claimed_at as "claimedAt", status, void_reason as "voidReason", expires_at as "expiresAt", relevant_at as "relevantAt",
+  ${VERSION_OF('updated_at')} as version, auth_token_hash as "authTokenHash", pkpass, pkpass_etag as etag,
   case when pkpass_built_for is null then null else ${VERSION_OF('pkpass_built_for')} end as "builtFor",
   pkpass_modified_at as "modifiedAt", google_object_at as "googleObjectAt", google_linked_at as "googleLinkedAt"`;
 
@@ -47,6 +49,8 @@ function livingPass(row: LivingPass): LivingPass {
   return {
     ...row,
     claimedAt: asDate(row.claimedAt)!,
+    expiresAt: asDate(row.expiresAt),
+    relevantAt: asDate(row.relevantAt),
     modifiedAt: asDate(row.modifiedAt),
     googleObjectAt: asDate(row.googleObjectAt),
     googleLinkedAt: asDate(row.googleLinkedAt),

@@ -12,22 +12,36 @@ export type OperatorPass = {
   claimedAt: Date;
   status: 'active' | 'voided';
   voidReason: string | null;
+  /** Set by an operator: when the pass expires (lib/passes/lifecycle.ts, updatePassDates). */
+  expirationDate: Date | null;
+  /** Set by an operator: when Apple Wallet brings the pass forward. */
+  relevantDate: Date | null;
   updatedAt: Date;
   /** How many devices have it registered. */
   devices: number;
 };
 
-type PassRowOut = Omit<OperatorPass, 'claimedAt' | 'updatedAt' | 'devices'> & { claimedAt: Date | string; updatedAt: Date | string; devices: number | string };
+type Instant = Date | string;
+type PassRowOut = Omit<OperatorPass, 'claimedAt' | 'updatedAt' | 'expirationDate' | 'relevantDate' | 'devices'> & {
+  claimedAt: Instant;
+  updatedAt: Instant;
+  expirationDate: Instant | null;
+  relevantDate: Instant | null;
+  devices: number | string;
+};
 
 /** The columns of OperatorPass from a row of passes aliased `p`. */
 export const OPERATOR_PASS_COLUMNS = `p.serial_number as "serialNumber", p.public_key as "publicKey", p.wallet_type as "walletType",
-  p.claimed_at as "claimedAt", p.status, p.void_reason as "voidReason", p.updated_at as "updatedAt",
+  p.claimed_at as "claimedAt", p.status, p.void_reason as "voidReason", p.expires_at as "expirationDate",
+  p.relevant_at as "relevantDate", p.updated_at as "updatedAt",
   (select count(*) from device_registrations d where d.serial_number = p.serial_number)::int as devices`;
 
 export const toOperatorPass = (row: PassRowOut): OperatorPass => ({
   ...row,
   claimedAt: new Date(row.claimedAt),
   updatedAt: new Date(row.updatedAt),
+  expirationDate: row.expirationDate === null ? null : new Date(row.expirationDate),
+  relevantDate: row.relevantDate === null ? null : new Date(row.relevantDate),
   devices: Number(row.devices),
 });
 

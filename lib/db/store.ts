@@ -16,7 +16,18 @@ export type Queryable = Pick<Database, 'query'>;
 export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
 export type NewPass = Omit<
   PassRow,
-  'pkpass' | 'pkpassEtag' | 'status' | 'voidReason' | 'updatedAt' | 'authTokenHash' | 'pkpassBuiltFor' | 'pkpassModifiedAt' | 'googleObjectAt' | 'googleLinkedAt'
+  | 'pkpass'
+  | 'pkpassEtag'
+  | 'status'
+  | 'voidReason'
+  | 'updatedAt'
+  | 'expiresAt'
+  | 'relevantAt'
+  | 'authTokenHash'
+  | 'pkpassBuiltFor'
+  | 'pkpassModifiedAt'
+  | 'googleObjectAt'
+  | 'googleLinkedAt'
 >;
 /** A pass without its file bytes. */
 export type PassInfo = NewPass;

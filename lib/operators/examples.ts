@@ -36,6 +36,8 @@ export const EXAMPLE_PASS = {
   claimedAt: '2026-01-15T09:31:12.000Z',
   status: 'voided',
   voidReason: 'ticket refunded',
+  expirationDate: null as string | null,
+  relevantDate: null as string | null,
   updatedAt: '2026-01-16T14:02:51.120Z',
   devices: 1,
 };

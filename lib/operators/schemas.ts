@@ -98,7 +98,9 @@ export const operatorPassSchema = z
     claimedAt: iso('When it was claimed'),
     status: z.enum(PASS_STATUSES),
     voidReason: z.string().nullable().meta({ description: 'Why it was voided (an operator’s words, or `not_eligible`); null while active.' }),
-    updatedAt: iso('When it last changed (its claim, a void, a restore)'),
+    expirationDate: isoOrNull('When the pass expires: Wallet then shows it as expired and the scanner check refuses it'),
+    relevantDate: isoOrNull('When Apple Wallet brings the pass to the lock screen (an event’s start)'),
+    updatedAt: iso('When it last changed (its claim, a void, a restore, a change of its dates)'),
     devices: z.number().int().min(0).meta({ description: 'How many devices have it registered for updates.' }),
   })
   .meta({ id: 'OperatorPass', description: 'A pass as operators see it. Never its download id.' });
@@ -117,6 +119,24 @@ export const serialParamsSchema = z.object({
     .transform((serial) => serial.toLowerCase())
     .meta({ description: 'The pass’s serial number (as on the pass and its QR code).' }),
 });
+
+/** A date-time a pass can carry: ISO 8601 with its time zone, years 2000 to 9999; null clears it. */
+const passDateSchema = (description: string) =>
+  z
+    .iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, such as 2026-12-31T23:00:00Z' })
+    .refine((value) => /^(2\d{3}|[3-9]\d{3})-/.test(value), 'must be in the years 2000 to 9999')
+    .transform((value) => new Date(value))
+    .nullable()
+    .optional()
+    .meta({ description: `${description} ISO 8601 with a time zone; null removes it; omitted, it stays as it is.` });
+
+export const passDatesBodySchema = z
+  .object({
+    expirationDate: passDateSchema('When the pass expires: Wallet and Google Wallet then show it as expired, and the scanner check refuses it.'),
+    relevantDate: passDateSchema('When Apple Wallet brings the pass to the lock screen, such as the start of the event it admits to.'),
+  })
+  .refine((body) => body.expirationDate !== undefined || body.relevantDate !== undefined, 'must set expirationDate or relevantDate (null removes one)')
+  .meta({ id: 'PassDatesRequest' });
 
 export const voidBodySchema = z.object({ reason: label(200, 'Why: shown to operators, sent in the pass.voided webhook.') }).meta({ id: 'VoidRequest' });
 
@@ -170,7 +190,13 @@ export const deliveryParamsSchema = z.object({ id: z.string().max(32).meta({ des
 
 const isoOf = (date: Date | null) => (date ? date.toISOString() : null);
 
-export const passJson = (pass: OperatorPass) => ({ ...pass, claimedAt: pass.claimedAt.toISOString(), updatedAt: pass.updatedAt.toISOString() });
+export const passJson = (pass: OperatorPass) => ({
+  ...pass,
+  claimedAt: pass.claimedAt.toISOString(),
+  expirationDate: isoOf(pass.expirationDate),
+  relevantDate: isoOf(pass.relevantDate),
+  updatedAt: pass.updatedAt.toISOString(),
+});
 
 export const apiKeyJson = (key: ApiKeyInfo) => ({
   id: key.id,

@@ -13,6 +13,10 @@ export type PassContent = {
   claimedAt: Date;
   /** A voided pass: Wallet shows it as void, Google as inactive (lib/passes/lifecycle.ts). */
   voided?: boolean;
+  /** Set by an operator: after it, Wallet and Google Wallet show the pass as expired. */
+  expirationDate?: Date;
+  /** Set by an operator: when Apple Wallet brings the pass to the lock screen (an event's start). */
+  relevantDate?: Date;
   /**
    * Makes the Apple pass a living one: its webServiceURL (PUBLIC_BASE_URL/passkit) and this token,
    * with which Wallet registers for and fetches its updates (./authentication-token.ts).

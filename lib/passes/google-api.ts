@@ -46,11 +46,12 @@ export class GoogleWalletApi {
   async upsertObject(content: PassContent): Promise<void> {
     const object = { ...genericObject(content, this.google), state: content.voided ? 'INACTIVE' : 'ACTIVE' };
     const path = `/genericObject/${encodeURIComponent(object.id)}`;
-    const patched = await this.call('PATCH', path, object, [404]);
+    // Patch semantics: a field sent as null is cleared (an expiry the operator removed).
+    const patched = await this.call('PATCH', path, { validTimeInterval: null, ...object }, [404]);
     if (patched !== 404) return;
     await this.ensureClass();
     const inserted = await this.call('POST', '/genericObject', object, [409]);
-    if (inserted === 409) await this.call('PATCH', path, object);
+    if (inserted === 409) await this.call('PATCH', path, { validTimeInterval: null, ...object });
   }
 
   private async ensureClass(): Promise<void> {

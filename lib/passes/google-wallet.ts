@@ -86,6 +86,8 @@ export function genericObject(content: PassContent, google: GoogleWallet) {
     barcode: { type: 'QR_CODE', value: verifyUrl(google.publicBaseUrl, content.serialNumber), alternateText: pass.address.value },
     // Only a voided pass says so: the save link of an active one stays as short as before.
     ...(content.voided ? { state: 'INACTIVE' } : {}),
+    // Google shows a pass past its interval's end as expired.
+    ...(content.expirationDate ? { validTimeInterval: { end: { date: content.expirationDate.toISOString() } } } : {}),
   };
 }
 

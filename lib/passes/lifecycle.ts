@@ -1,5 +1,5 @@
 // A pass's life after its claim: voided (by an operator, or by the eligibility re-check with
-// reason `not_eligible`) and restored. Each change moves updated_at and, in the same statement,
+// reason `not_eligible`), restored, and its dates (expiry, relevance) set by an operator. Each change moves updated_at and, in the same statement,
 // enqueues the webhook event (when WEBHOOK_URL is set) and the internal `pass.changed` job, whose
 // handler (living passes) pushes the change to every registered device and to Google Wallet.
 import { changePass, type ChangeJob, type OperatorPass } from '../db/operators';
@@ -44,6 +44,26 @@ export async function restorePass(services: Services, serialNumber: string, only
   return announced(services, result, 'pass.restored');
 }
 
+/** A pass's dates to set (a Date), clear (null) or leave as they are (undefined). */
+export type PassDates = { expirationDate?: Date | null; relevantDate?: Date | null };
+
+/**
+ * Sets or clears a pass's expiration and relevant dates. Setting the dates it already has changes
+ * nothing (no event); a change is announced as `pass.updated`, with the same updates as a void.
+ */
+export async function updatePassDates(services: Services, serialNumber: string, dates: PassDates): Promise<PassChange> {
+  const columns = ([['expires_at', dates.expirationDate], ['relevant_at', dates.relevantDate]] as const).filter(([, value]) => value !== undefined);
+  if (columns.length === 0) throw new AppError('invalid_request', 'Nothing to change: set expirationDate or relevantDate.');
+  const jobs = changeJobs(services, 'pass.updated', 2 + columns.length);
+  const result = await changePass(services.store.sql, serialNumber, {
+    set: columns.map(([column], i) => `${column} = $${2 + i}::timestamptz`).join(', '),
+    when: columns.map(([column], i) => `${column} is distinct from $${2 + i}::timestamptz`).join(' or '),
+    params: [...columns.map(([, value]) => value?.toISOString() ?? null), ...jobs.params],
+    jobs: jobs.jobs,
+  });
+  return announced(services, result, 'pass.updated');
+}
+
 function announced(services: Services, result: PassChange | undefined, type: WebhookEventType): PassChange {
   if (!result) throw passNotFound();
   if (result.changed) {
@@ -52,6 +72,9 @@ function announced(services: Services, result: PassChange | undefined, type: Web
   }
   return result;
 }
+
+/** A timestamptz column as JavaScript's toISOString() writes it (null stays null). */
+const UTC_ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The jobs of a change, their payloads built from the changed row `c`; the webhook's message id,
@@ -64,7 +87,8 @@ function changeJobs(services: Services, type: WebhookEventType, first: number): 
   jobs.push({
     kind: WEBHOOK_JOB,
     payloadSql: `jsonb_build_object('id', ${id}, 'type', ${kind}, 'timestamp', ${at}, 'data',
-      jsonb_strip_nulls(jsonb_build_object('serialNumber', c.serial_number, 'publicKey', c.public_key, 'walletType', c.wallet_type, 'reason', c.void_reason)))`,
+      jsonb_strip_nulls(jsonb_build_object('serialNumber', c.serial_number, 'publicKey', c.public_key, 'walletType', c.wallet_type, 'reason', c.void_reason,
+        'expirationDate', ${UTC_ISO('c.expires_at')}, 'relevantDate', ${UTC_ISO('c.relevant_at')})))`,
   });
   return { jobs, params: [newWebhookMessageId(), type, new Date().toISOString()] };
 }

@@ -53,6 +53,8 @@ export function passContentOf(pass: LivingPass, tokenKey: TokenKey): PassContent
     walletType,
     claimedAt: pass.claimedAt,
     voided: pass.status === 'voided',
+    ...(pass.expiresAt ? { expirationDate: pass.expiresAt } : {}),
+    ...(pass.relevantAt ? { relevantDate: pass.relevantAt } : {}),
     authenticationToken: authenticationToken(tokenKey, pass.serialNumber),
   };
 }

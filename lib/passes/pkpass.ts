@@ -14,7 +14,7 @@ import { zipSync, type Zippable } from 'fflate';
 import { PKPass } from 'passkit-generator';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
-import { passText, verifyUrl, webServiceUrl, type PassContent } from './content';
+import { passDate, passText, verifyUrl, webServiceUrl, type PassContent } from './content';
 import { designFor, rgb, type PassDesign } from './designs';
 import type { ManifestSigner } from './manifest-signer';
 
@@ -77,6 +77,8 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
         ? { webServiceURL: webServiceUrl(issuer.publicBaseUrl), authenticationToken: content.authenticationToken }
         : {}),
       ...(content.voided ? { voided: true } : {}),
+      ...(content.expirationDate ? { expirationDate: passDate(content.expirationDate) } : {}),
+      ...(content.relevantDate ? { relevantDate: passDate(content.relevantDate) } : {}),
     },
   );
   pass.type = 'generic';

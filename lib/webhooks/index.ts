@@ -28,6 +28,9 @@ export type WebhookEventData = {
   publicKey: string;
   walletType: string;
   reason?: string;
+  /** The pass's dates, when an operator set them (ISO 8601). */
+  expirationDate?: string;
+  relevantDate?: string;
   /** device.* events: which device (its library identifier is not a secret; its push token is). */
   deviceLibraryIdentifier?: string;
 };

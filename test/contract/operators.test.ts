@@ -328,6 +328,8 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
           claimedAt: expect.any(String),
           status: 'active',
           voidReason: null,
+          expirationDate: null,
+          relevantDate: null,
           updatedAt: expect.any(String),
           devices: 0,
         },
@@ -388,6 +390,35 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({}, bearer(token)))).body.code).toBe('invalid_request');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, { headers: bearer(token) })).body.code).toBe('unsupported_media_type');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'x'.repeat(17 * 1024) }, bearer(token)))).body.code).toBe('payload_too_large');
+    });
+
+    it('sets and clears a pass’s dates: 200 with the pass, updatedAt moves only on a change, the change is queued', async () => {
+      const { serial } = await claimPass();
+      const patch = (body: unknown, path = `${PASSES}/${serial}`) => call('PATCH', PASS, path, json(body, bearer(token)));
+      const set = await patch({ expirationDate: '2030-06-01T18:00:00+02:00', relevantDate: '2030-05-31T20:00:00Z' });
+      expect(set.status).toBe(200);
+      expect(set.body).toMatchObject({ serialNumber: serial, status: 'active', expirationDate: '2030-06-01T16:00:00.000Z', relevantDate: '2030-05-31T20:00:00.000Z' });
+      expect(Date.parse(set.body.updatedAt)).toBeGreaterThan(Date.parse(set.body.claimedAt));
+
+      // The same instant, written another way: nothing changes. null removes one date; the other stays.
+      expect((await patch({ expirationDate: '2030-06-01T16:00:00Z' })).body.updatedAt).toBe(set.body.updatedAt);
+      const cleared = await patch({ relevantDate: null });
+      expect(cleared.body).toMatchObject({ expirationDate: '2030-06-01T16:00:00.000Z', relevantDate: null });
+      expect(Date.parse(cleared.body.updatedAt)).toBeGreaterThan(Date.parse(set.body.updatedAt));
+      expect((await get(`${PASSES}?serial=${serial}`)).body.passes[0]).toMatchObject({ expirationDate: '2030-06-01T16:00:00.000Z', relevantDate: null });
+      const jobs = await app.services.store.sql.query<{ kind: string }>(`select kind from jobs where payload->>'serialNumber' = $1 order by id`, [serial]);
+      expect(jobs.map((job) => job.kind)).toEqual(['pass.changed', 'pass.changed']);
+
+      expect((await patch({ expirationDate: null }, `${PASSES}/00000000-0000-4000-8000-000000000000`)).body.code).toBe('pass_not_found');
+      for (const body of [{}, { expirationDate: '2030-06-01' }, { expirationDate: '2030-06-01T16:00:00' }, { expirationDate: '1999-12-31T23:00:00Z' }, { relevantDate: 5 }, { expirationDate: 'soon' }]) {
+        const answer = await patch(body);
+        expect(answer.status, JSON.stringify(body)).toBe(400);
+        expect(answer.body.code).toBe('invalid_request');
+      }
+      expect((await call('PATCH', PASS, `${PASSES}/${serial}`, { method: 'PATCH', headers: bearer(token) })).body.code).toBe('unsupported_media_type');
+      expect((await patch({ expirationDate: 'x'.repeat(17 * 1024) })).body.code).toBe('payload_too_large');
+      // Nothing above changed it.
+      expect((await get(`${PASSES}/${serial}`)).body.updatedAt).toBe(cleared.body.updatedAt);
     });
 
     it('shows the claim policy and the last re-check round: none of either here', async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClaimClient } from '@/lib/client';
 import { designFor, rgb } from '@/lib/passes/designs';
 import { GOOGLE_SAVE_URL } from '@/lib/passes/google-wallet';
+import { updatePassDates } from '@/lib/passes/lifecycle';
 import { TEST_ISSUER_ID, type TestServiceAccount } from '../support/google';
 import { GoogleWalletApiStandIn } from '../support/stand-ins/google-wallet-api';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
@@ -89,6 +90,8 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
         genuine: true,
         status: 'active',
         voidReason: null,
+        expirationDate: null,
+        expired: false,
         serialNumber: serial,
         publicKey: wallet.publicKey,
         walletType: 'Trust',
@@ -97,6 +100,20 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
       });
       expect(Math.abs(Date.parse(body.claimedAt) - Date.now())).toBeLessThan(60_000);
       expect(JSON.stringify(body)).not.toMatch(/download|pass=/);
+    });
+
+    it('says a pass is expired once its expiration date has passed, as JSON and on the page', async () => {
+      const { pass } = await claimAndDownload(app);
+      const serial = pass.passJson.serialNumber as string;
+      const ahead = new Date(Date.now() + 3_600_000);
+      await updatePassDates(app.services, serial, { expirationDate: ahead });
+      expect(await (await app.fetch(`/api/v1/passes/verify?serial=${serial}`)).json()).toMatchObject({ status: 'active', expirationDate: ahead.toISOString(), expired: false });
+      const passed = new Date(Date.now() - 1000);
+      await updatePassDates(app.services, serial, { expirationDate: passed });
+      expect(await (await app.fetch(`/api/v1/passes/verify?serial=${serial}`)).json()).toMatchObject({ status: 'active', expirationDate: passed.toISOString(), expired: true });
+      const page = await app.fetch(`/verify?serial=${serial}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<h1 id="verdict">Expired</h1>');
     });
 
     it('accepts the serial in capitals, as some scanners print it', async () => {

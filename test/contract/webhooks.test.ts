@@ -119,6 +119,24 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     expect(events.find(({ event }) => event.type === 'pass.restored')!.event.data).toEqual({ serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare' });
   });
 
+  it('pass.updated with the dates an operator set, and only when they change', async () => {
+    const { wallet, serial } = await claim();
+    await operatorCall('PATCH', `/api/v1/operator/passes/${serial}`, { expirationDate: '2030-06-01T18:00:00+02:00' });
+    await operatorCall('PATCH', `/api/v1/operator/passes/${serial}`, { expirationDate: '2030-06-01T16:00:00Z' }); // the same instant
+    await operatorCall('PATCH', `/api/v1/operator/passes/${serial}`, { expirationDate: null, relevantDate: '2030-05-31T20:00:00Z' });
+    const updates = await eventually(async () => {
+      const found = eventsFor(serial, 'pass.updated');
+      return found.length === 2 ? found : undefined;
+    }, 10_000, 'two pass.updated');
+    const data = updates.map(({ event }) => event.data).sort((a, b) => String(a.expirationDate).localeCompare(String(b.expirationDate)));
+    expect(data).toEqual([
+      { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', expirationDate: '2030-06-01T16:00:00.000Z' },
+      { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', relevantDate: '2030-05-31T20:00:00.000Z' },
+    ]);
+    await sleep(300);
+    expect(eventsFor(serial, 'pass.updated')).toHaveLength(2);
+  });
+
   it('retries a failing receiver with backoff, shows it to operators, and delivers exactly once when it accepts', async () => {
     receiver.answer = () => 503;
     const { serial } = await claim();

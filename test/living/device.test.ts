@@ -150,6 +150,26 @@ describe('a device living with its pass (server process, APNs and Google stand-i
     await apns.waitForPushes(pushesBefore + 1, 10_000);
   });
 
+  it('8b. an expiry and a relevant date reach the phone and Google Wallet; removed, they go from both', async () => {
+    const objectId = `${TEST_ISSUER_ID}.${installed.serialNumber}`;
+    const pushesBefore = apns.pushes.length;
+    const expirationDate = new Date('2030-06-01T16:00:00Z');
+    expect((await passes.setDates(installed.serialNumber, { expirationDate, relevantDate: new Date('2030-05-31T20:00:00Z') })).changed).toBe(true);
+    await apns.waitForPushes(pushesBefore + 1, 10_000);
+    const latest = inspectPkpass(Buffer.from(await (await phone.latest()).arrayBuffer()));
+    expect(latest.passJson).toMatchObject({ expirationDate: '2030-06-01T16:00:00Z', relevantDate: '2030-05-31T20:00:00Z' });
+    expect(latest.opensslVerify().ok).toBe(true);
+    await eventually(async () => (google.object(objectId)?.validTimeInterval ? true : undefined), 10_000, 'object with an interval');
+    expect(google.object(objectId)!.validTimeInterval).toEqual({ end: { date: expirationDate.toISOString() } });
+
+    expect((await passes.setDates(installed.serialNumber, { expirationDate: null, relevantDate: null })).changed).toBe(true);
+    await apns.waitForPushes(pushesBefore + 2, 10_000);
+    await eventually(async () => (google.object(objectId) && !('validTimeInterval' in google.object(objectId)!) ? true : undefined), 10_000, 'interval removed');
+    const cleared = inspectPkpass(Buffer.from(await (await phone.latest()).arrayBuffer())).passJson;
+    expect(cleared.expirationDate).toBeUndefined();
+    expect(cleared.relevantDate).toBeUndefined();
+  });
+
   it('9. a push answered 410 removes that registration; other devices keep theirs', async () => {
     const gone = device(server, installed);
     const goneToken = newPushToken();

@@ -3,7 +3,7 @@
 // (the contract's operator API, signed in with a wallet of OPERATOR_WALLETS).
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../lib/config';
-import { restorePass, voidPass } from '../../lib/passes/lifecycle';
+import { restorePass, updatePassDates, voidPass, type PassDates } from '../../lib/passes/lifecycle';
 import { createServices, type Services } from '../../lib/services';
 import type { ServerProcess } from '../../scripts/support/server-process';
 import { inspectPkpass, type InspectedPass } from '../support/pkpass';
@@ -96,7 +96,7 @@ export function operatorAction(server: Fetcher, token: string, serialNumber: str
 }
 
 /**
- * The service's own lifecycle functions (voidPass, restorePass), run from the test process on the
+ * The service's own lifecycle functions (voidPass, restorePass, updatePassDates), run from the test process on the
  * database the server processes share, as an operator's console or the eligibility re-check would
  * run them there. Its job worker is stopped at once: every job is left to the servers.
  */
@@ -115,6 +115,10 @@ export class PassController {
 
   restore(serialNumber: string) {
     return restorePass(this.services, serialNumber);
+  }
+
+  setDates(serialNumber: string, dates: PassDates) {
+    return updatePassDates(this.services, serialNumber, dates);
   }
 
   close(): Promise<void> {

@@ -15,7 +15,7 @@
 //   write Google's, whatever URL they post to).
 // - Google Wallet REST reference, genericclass / genericobject: `insert` (POST
 //   .../genericClass, .../genericObject), `get` (GET .../{resourceId}), `patch` (PATCH, patch
-//   semantics: the given fields are merged in), `update` (PUT, the resource is replaced). Ids are
+//   semantics: the given fields are merged in, a field given as null is cleared), `update` (PUT, the resource is replaced). Ids are
 //   `<issuer id>.<identifier>`, the identifier of letters, digits, `.`, `_` or `-`. An object's
 //   `state` is one of ACTIVE, COMPLETED, EXPIRED, INACTIVE. Every call needs an access token
 //   with the scope https://www.googleapis.com/auth/wallet_object.issuer.
@@ -392,7 +392,8 @@ function merge(target: Record<string, unknown>, patch: Record<string, unknown>):
   const result: Record<string, unknown> = { ...target };
   for (const [key, value] of Object.entries(patch)) {
     const current = result[key];
-    result[key] = isPlainObject(current) && isPlainObject(value) ? merge(current, value) : value;
+    if (value === null) delete result[key]; // Google's patch semantics: null clears a field
+    else result[key] = isPlainObject(current) && isPlainObject(value) ? merge(current, value) : value;
   }
   return result;
 }

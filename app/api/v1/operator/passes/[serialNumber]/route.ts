@@ -1,5 +1,5 @@
-// GET /api/v1/operator/passes/{serialNumber}: served from the endpoint table (lib/api/endpoints.ts).
+// GET and PATCH /api/v1/operator/passes/{serialNumber}: served from the endpoint table (lib/api/endpoints.ts).
 import { routeHandlers } from '@/lib/api/next';
 
 export const dynamic = 'force-dynamic';
-export const { GET, OPTIONS } = routeHandlers();
+export const { GET, PATCH, OPTIONS } = routeHandlers();
