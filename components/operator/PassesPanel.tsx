@@ -177,6 +177,11 @@ export function PassesPanel() {
                     {pass.status === 'voided' ? 'Voided' : 'Active'}
                   </span>
                   {pass.status === 'voided' && pass.voidReason && <span className={styles.reason}>{pass.voidReason}</span>}
+                  {pass.expirationDate && (
+                    <span className={styles.reason}>
+                      {Date.parse(pass.expirationDate) <= Date.now() ? 'Expired' : 'Expires'} {formatDateTime(pass.expirationDate)}
+                    </span>
+                  )}
                 </td>
                 <td role="cell" className={styles.rowActions}>
                   {pass.status === 'active' ? (
