@@ -155,6 +155,7 @@ export class Store {
        ), pending as (
          insert into wallet_pending as w (public_key, pending, last_expires_at)
          select public_key, jsonb_build_object(nonce_hash, (extract(epoch from expires_at) * 1000)::bigint), expires_at from input
+         order by public_key -- rows are locked in key order, as the claims' statement locks them: no deadlock between the two
          on conflict (public_key) do update set
            pending = case
              when (select count(*) from jsonb_each(w.pending) e where (e.value)::bigint > $6) < $7
@@ -236,10 +237,15 @@ export class Store {
            and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
            and (i.exact_text is null or m.message = i.exact_text)
          returning m.nonce_hash, m.public_key
+       ), locked as (
+         -- In key order, as the inits' statement locks them: a batch of claims and a batch of
+         -- inits of the same keys never wait for each other in a cycle (a deadlock, answered 503).
+         select w.public_key from wallet_pending w where w.public_key in (select public_key from used) order by w.public_key for update
        ), freed as (
          -- A used message is no longer pending: its key may be issued another.
          update wallet_pending w set pending = w.pending - u.nonces
          from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
+         join locked l on l.public_key = u.public_key
          where w.public_key = u.public_key
        ), created as (
          insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
