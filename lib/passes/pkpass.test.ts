@@ -121,6 +121,15 @@ describe('the .pkpass builder', () => {
     }
   });
 
+  it('carries an expiration and a relevant date when the pass has them, and no such keys otherwise', async () => {
+    const content = { ...passes.get('Generic')!.content, expirationDate: new Date('2030-06-01T16:00:00Z'), relevantDate: new Date('2030-05-31T20:00:00Z') };
+    const dated = inspectPkpass(await buildPkpass(content, issuer, SIGNED));
+    expect(dated.passJson).toMatchObject({ expirationDate: '2030-06-01T16:00:00.000Z', relevantDate: '2030-05-31T20:00:00.000Z' });
+    expect(dated.opensslVerify().ok).toBe(true);
+    expect(Object.keys(passes.get('Generic')!.pass.passJson)).not.toContain('expirationDate');
+    expect(Object.keys(passes.get('Generic')!.pass.passJson)).not.toContain('relevantDate');
+  });
+
   it('names the download after the wallet type', () => {
     expect(passFilename('Coinbase Wallet')).toBe('coinbase-wallet-wallet-pass.pkpass');
     expect(new Set(WALLET_TYPES.map(passFilename)).size).toBe(13);

@@ -14,7 +14,7 @@ import { zipSync, type Zippable } from 'fflate';
 import { PKPass } from 'passkit-generator';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
-import { passDate, passText, verifyUrl, webServiceUrl, type PassContent } from './content';
+import { passText, verifyUrl, webServiceUrl, type PassContent } from './content';
 import { designFor, rgb, type PassDesign } from './designs';
 import type { ManifestSigner } from './manifest-signer';
 
@@ -77,11 +77,12 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
         ? { webServiceURL: webServiceUrl(issuer.publicBaseUrl), authenticationToken: content.authenticationToken }
         : {}),
       ...(content.voided ? { voided: true } : {}),
-      ...(content.expirationDate ? { expirationDate: passDate(content.expirationDate) } : {}),
-      ...(content.relevantDate ? { relevantDate: passDate(content.relevantDate) } : {}),
     },
   );
   pass.type = 'generic';
+  // Through the library's setters: its constructor does not take these two.
+  if (content.expirationDate) pass.setExpirationDate(content.expirationDate);
+  if (content.relevantDate) pass.setRelevantDate(content.relevantDate);
   pass.primaryFields.push({ key: 'address', ...text.address });
   pass.secondaryFields.push(
     { key: 'walletType', ...text.walletApp },

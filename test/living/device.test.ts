@@ -157,7 +157,7 @@ describe('a device living with its pass (server process, APNs and Google stand-i
     expect((await passes.setDates(installed.serialNumber, { expirationDate, relevantDate: new Date('2030-05-31T20:00:00Z') })).changed).toBe(true);
     await apns.waitForPushes(pushesBefore + 1, 10_000);
     const latest = inspectPkpass(Buffer.from(await (await phone.latest()).arrayBuffer()));
-    expect(latest.passJson).toMatchObject({ expirationDate: '2030-06-01T16:00:00Z', relevantDate: '2030-05-31T20:00:00Z' });
+    expect(latest.passJson).toMatchObject({ expirationDate: '2030-06-01T16:00:00.000Z', relevantDate: '2030-05-31T20:00:00.000Z' });
     expect(latest.opensslVerify().ok).toBe(true);
     await eventually(async () => (google.object(objectId)?.validTimeInterval ? true : undefined), 10_000, 'object with an interval');
     expect(google.object(objectId)!.validTimeInterval).toEqual({ end: { date: expirationDate.toISOString() } });
