@@ -2,14 +2,15 @@
 //
 // The Node-to-Fetch adapter server.ts answers the API through, measured against the other
 // candidate: srvx's NodeRequest/sendNodeResponse against @hono/node-server's getRequestListener
-// (with its default of replacing the global Request and Response, and without), each serving the same Fetch handler (scripts/support/adapter-server.ts) in a process of its own,
-// driven by autocannon with 50 connections, in alternating rounds so that noise from other work on
-// the machine falls on both alike. Prints req/s, p99 and the server's CPU time per request for
+// (with its default of replacing the global Request and Response, and without), each serving the
+// same Fetch handler (scripts/support/adapter-server.ts) in a process of its own, driven by
+// autocannon with 50 connections, in alternating rounds so that noise from other work on the
+// machine falls on all alike. Prints req/s, p99 and the server's CPU time per request for
 // GET (a JSON answer) and POST (a JSON body read and echoed). Figures to read, never asserted.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { processCpuMs } from './support/server-process';
 
 const ADAPTERS = ['srvx', 'hono', 'hono-keep-globals'] as const;
 type Adapter = (typeof ADAPTERS)[number];
@@ -32,11 +33,7 @@ async function startServer(adapter: Adapter) {
     child.once('exit', (code) => reject(new Error(`adapter-server ${adapter} exited with ${code}`)));
     child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
   });
-  const cpuMs = () => {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, 100 ticks/s
-  };
-  return { port, cpuMs, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
+  return { port, cpuMs: () => processCpuMs(child.pid), stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
 }
 
 type Totals = { requests: number; seconds: number; cpuMs: number; p99: number[]; errors: number };

@@ -1,5 +1,5 @@
-// `node --import tsx scripts/support/adapter-server.ts <srvx|hono|hono-keep-globals>`: one Fetch handler behind one
-// Node-to-Fetch adapter, for scripts/bench-adapter.ts. The handler does what the API's cheapest
+// `node --import tsx scripts/support/adapter-server.ts <srvx|hono|hono-keep-globals>`: one Fetch
+// handler behind one Node-to-Fetch adapter, for scripts/bench-adapter.ts. The handler does what the API's cheapest
 // answers do (a JSON answer for GET; read, parse and echo a JSON body for POST), so the figures are
 // the adapter's cost. Prints its port on the first line of stdout.
 import http from 'node:http';

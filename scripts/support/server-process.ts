@@ -178,11 +178,7 @@ export class ServerProcess {
 
   /** CPU time the process has used so far (user + system), in milliseconds, from /proc (Linux). */
   cpuMs(): number {
-    if (!existsSync(`/proc/${this.pid}/stat`)) return Number.NaN; // not Linux
-    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return processCpuMs(this.pid);
   }
 
   signal(signal: NodeJS.Signals): void {
@@ -219,6 +215,15 @@ function assertBuilt(): void {
 }
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
+/** CPU time process `pid` has used so far (user + system), in milliseconds; NaN off Linux. */
+export function processCpuMs(pid: number | undefined): number {
+  if (!existsSync(`/proc/${pid}/stat`)) return Number.NaN; // not Linux
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 export async function acceptsConnections(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
