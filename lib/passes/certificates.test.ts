@@ -136,7 +136,9 @@ describe('pass signing material', () => {
   });
 
   it('reads the signer key only with the right passphrase', () => {
-    const encrypted = createPrivateKey(chain.signerKeyPem).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'correct horse' }).toString();
+    const encrypted = createPrivateKey(chain.signerKeyPem)
+      .export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'correct horse' })
+      .toString();
     expect(readSignerKey({ signerKeyPem: encrypted, signerKeyPassphrase: 'correct horse' })?.asymmetricKeyType).toBe('rsa');
     expect(readSignerKey({ signerKeyPem: encrypted, signerKeyPassphrase: 'wrong' })).toBeUndefined();
     expect(readSignerKey({ signerKeyPem: 'not a key' })).toBeUndefined();

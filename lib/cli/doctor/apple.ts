@@ -13,7 +13,7 @@ import {
   validityAt,
 } from '../../passes/certificates';
 import { bad, ok, type CheckLine, type FailedLine } from './check-line';
-import { APPLE_FIX, FIXES } from './configuration';
+import { configurationProblem, FIXES } from './configuration';
 import { describeName, errorSummary, isoDate } from './describe';
 import { checkSamplePass } from './sample-pass';
 
@@ -65,7 +65,7 @@ function readAppleMaterial(config: Config): AppleMaterial | FailedLine {
     // An unreadable key is reported by checkKeyMatchesCertificate, beside the other checks.
     return { apple, signer, wwdr, key: readSignerKey(apple), development };
   } catch (error) {
-    if (error instanceof ConfigError) return bad(error.variable, 'is not a PEM certificate', APPLE_FIX);
+    if (error instanceof ConfigError) return configurationProblem(error);
     throw error;
   }
 }
@@ -76,7 +76,9 @@ function checkKeyMatchesCertificate({ signer, key, apple, development }: AppleMa
   if (!key) {
     return bad(
       what,
-      apple.signerKeyPassphrase === undefined ? 'APPLE_SIGNER_KEY cannot be read as a PEM private key' : 'APPLE_SIGNER_KEY cannot be read with APPLE_SIGNER_KEY_PASSPHRASE',
+      apple.signerKeyPassphrase === undefined
+        ? 'APPLE_SIGNER_KEY cannot be read as a PEM private key'
+        : 'APPLE_SIGNER_KEY cannot be read with APPLE_SIGNER_KEY_PASSPHRASE',
       'give the key the certificate was made with (and APPLE_SIGNER_KEY_PASSPHRASE if it is encrypted)',
     );
   }

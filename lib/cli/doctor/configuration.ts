@@ -1,12 +1,19 @@
 // The configuration check: every variable loadConfig refuses, named in one run.
 import { ConfigError, loadConfig, type Config } from '../../config';
-import { bad, type CheckLine } from './check-line';
+import { bad, type FailedLine } from './check-line';
 
 export type Env = Record<string, string | undefined>;
 
-export const APPLE_VARIABLES = ['APPLE_PASS_TYPE_ID', 'APPLE_TEAM_ID', 'APPLE_SIGNER_CERT', 'APPLE_SIGNER_KEY', 'APPLE_SIGNER_KEY_PASSPHRASE', 'APPLE_WWDR_CERT'];
+export const APPLE_VARIABLES = [
+  'APPLE_PASS_TYPE_ID',
+  'APPLE_TEAM_ID',
+  'APPLE_SIGNER_CERT',
+  'APPLE_SIGNER_KEY',
+  'APPLE_SIGNER_KEY_PASSPHRASE',
+  'APPLE_WWDR_CERT',
+];
 
-export const APPLE_FIX = 'see README.md, "Apple Wallet signing material"';
+const APPLE_FIX = 'see README.md, "Apple Wallet signing material"';
 
 /**
  * Variables that only make sense together. When one is refused, the whole group is set aside, so
@@ -56,7 +63,7 @@ export const FIXES: Record<string, string> = {
 };
 
 /** A refused variable: named, with its reason (which never holds the value). */
-export function configurationProblem(problem: ConfigError): CheckLine {
+export function configurationProblem(problem: ConfigError): FailedLine {
   const [, reason] = /^[^:]+: (.*)$/s.exec(problem.message) ?? [undefined, problem.message];
   const fix = APPLE_VARIABLES.includes(problem.variable)
     ? APPLE_FIX

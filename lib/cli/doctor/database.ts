@@ -29,7 +29,11 @@ async function checkPostgres(url: string, timeoutMs: number): Promise<CheckLine>
     await client.query('select 1');
     return ok(`database answers select 1 (${server})`);
   } catch (error) {
-    return bad(`database (${server})`, `does not answer select 1 (${redact(errorSummary(error), url)})`, 'start PostgreSQL, or correct DATABASE_URL (host, port, database, user, password)');
+    return bad(
+      `database (${server})`,
+      `does not answer select 1 (${redact(errorSummary(error), url)})`,
+      'start PostgreSQL, or correct DATABASE_URL (host, port, database, user, password)',
+    );
   } finally {
     await client.end().catch(() => {});
   }

@@ -25,7 +25,8 @@ export async function checkRedis(config: Config, timeoutMs: number): Promise<Che
     if (answer === 'PONG') return ok(`Redis answers PING (${server})`);
     return bad(`Redis (${server})`, `answered PING with something else than PONG`, 'check that REDIS_URL points at a Redis server');
   } catch (error) {
-    return bad(`Redis (${server})`, `does not answer PING (${redact(errorSummary(cause ?? error), config.redisUrl)})`, 'start Redis, or correct REDIS_URL (host, port, password)');
+    const reason = redact(errorSummary(cause ?? error), config.redisUrl);
+    return bad(`Redis (${server})`, `does not answer PING (${reason})`, 'start Redis, or correct REDIS_URL (host, port, password)');
   } finally {
     redis.disconnect();
   }

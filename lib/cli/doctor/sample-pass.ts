@@ -33,7 +33,14 @@ export async function checkSamplePass(
   }
   try {
     const signer = await createManifestSigner(signing);
-    const issuer = { signing, signer, organizationName: config.organizationName, description: config.passDescription, publicBaseUrl: config.publicBaseUrl, chainId: config.chainId };
+    const issuer = {
+      signing,
+      signer,
+      organizationName: config.organizationName,
+      description: config.passDescription,
+      publicBaseUrl: config.publicBaseUrl,
+      chainId: config.chainId,
+    };
     const pass = await buildPkpass({ serialNumber: randomUUID(), publicKey: SAMPLE_WALLET, walletType: 'Generic', claimedAt: now }, issuer);
     const files = unzipSync(pass);
     const manifest = files['manifest.json'];
@@ -51,7 +58,11 @@ export async function checkSamplePass(
     const reason = verdict.output.split('\n')[0];
     return verdict.ok ? ok(what) : bad(what, `openssl refused the signature${reason ? ` (${reason})` : ''}`, 'report this as a bug, with the openssl version');
   } catch (error) {
-    return bad(what, `building it failed (${errorSummary(error)})`, 'check PASS_ORGANIZATION_NAME, PASS_DESCRIPTION and PUBLIC_BASE_URL; otherwise report this as a bug');
+    return bad(
+      what,
+      `building it failed (${errorSummary(error)})`,
+      'check PASS_ORGANIZATION_NAME, PASS_DESCRIPTION and PUBLIC_BASE_URL; otherwise report this as a bug',
+    );
   }
 }
 

@@ -21,7 +21,8 @@ export function checkClaimPolicy(config: Config): CheckLine {
 /** Prevents: "no events arrive" from a half-configured pair (the config refuses one without the other). */
 export function checkWebhook(config: Config): CheckLine {
   if (!config.webhook) return ok('webhooks: not configured (no events are sent)');
-  return ok(`webhooks: WEBHOOK_URL and WEBHOOK_SECRET are well-formed (events go to ${describeUrl(config.webhook.url)}, signed with a ${config.webhook.key.length}-byte secret)`);
+  const where = `events go to ${describeUrl(config.webhook.url)}, signed with a ${config.webhook.key.length}-byte secret`;
+  return ok(`webhooks: WEBHOOK_URL and WEBHOOK_SECRET are well-formed (${where})`);
 }
 
 /** Prevents: "updates never reach the phone" (APNs speaks HTTP/2 over TLS only). */
