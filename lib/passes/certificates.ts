@@ -1,6 +1,8 @@
 // Pass signing material: the configured Apple certificates, checked at start-up, or a development
 // chain (a self-signed CA standing in for Apple's WWDR, and a Pass Type ID signer it issued)
-// generated once into DATA_DIR and reused.
+// generated once into DATA_DIR and reused. Each rule the material must meet is a small exported
+// function: start-up stops at the first broken one, `npm run doctor` (lib/cli/doctor/apple.ts)
+// reports on each.
 import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
