@@ -1,17 +1,15 @@
 // The claim use case: issue a sign-in message, redeem a signed one for a pass, serve the pass
 // file, check a pass's serial, and give its Google Wallet link. Routes call these; each returns
 // a value or throws an AppError with a code.
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { parseSignInMessageText } from '@solana/wallet-standard-util';
+import { createHash, randomUUID } from 'node:crypto';
 import { requireEligible } from './eligibility/gate';
 import { downloadIdOf } from './passes/download-id';
 import { AppError } from './errors';
 import { redact } from './log';
 import { currentPassFile, googleSaveLink } from './passes/living';
-import { decodeBase58, type ClaimBody, type PassCheck } from './schemas';
+import type { ClaimBody, PassCheck } from './schemas';
 import type { Services } from './services';
-import { verifyWalletSignature } from './signature';
-import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from './siws';
+import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, verifySignInSignature, type SignInFields, type SignInRefusal } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
 import { notifyJobsEnqueued } from './queue';
 import { enqueueWebhookEvent, webhookEventJob, type WebhookEventData, type WebhookEventType } from './webhooks';
@@ -72,12 +70,10 @@ export type ClaimResult = { created: boolean; downloadUrl: string };
 export async function claimWalletPass(services: Services, claim: ClaimBody): Promise<ClaimResult> {
   const nonce = nonceOf(claim.message);
   if (!nonce) throw notIssued();
-  const signature = decodeBase58(claim.signature)!;
-  const publicKey = decodeBase58(claim.publicKey)!;
   const redemption = { nonceHash: lookupHash(nonce), publicKey: claim.publicKey, walletType: claim.walletType };
 
   // Verified once: the fast path needs the answer first, the full path reports it in its turn.
-  const signed = verifyWalletSignature(claim.message, signature, publicKey, claim.publicKey) !== null;
+  const signed = verifySignInSignature(claim);
   // Checked again once the key holder is known, before the message is used or a pass written:
   // holdings may have changed since init. Without a policy this is one property read.
   if (signed && services.eligibility) await requireEligible(services, claim.publicKey);
@@ -87,15 +83,8 @@ export async function claimWalletPass(services: Services, claim: ClaimBody): Pro
   }
 
   const issued = await services.store.findMessage(redemption.nonceHash);
-  if (!issued || !sameText(issued.publicKey, claim.publicKey)) throw notIssued();
-  const issuedFields = parseSignInMessageText(issued.message) as SignInFields | null;
-  if (!issuedFields || !isIssuedMessage(claim.message, issuedFields)) throw notIssued();
-  if (!signed) {
-    throw new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
-  }
-  const now = new Date();
-  if (issued.usedAt) throw alreadyUsed();
-  if (issued.expiresAt <= now) throw expired();
+  const refusal = refusalOf(claim, issued, new Date(), signed);
+  if (refusal) throw refused[refusal]();
 
   const outcome = await redeem(services, redemption);
   if (outcome) return outcome;
@@ -152,11 +141,13 @@ async function redeem(
 const notIssued = () => new AppError('message_not_issued', 'This message was not issued by this service for this public key, or it was altered.');
 const alreadyUsed = () => new AppError('message_already_used', 'This message was already used to claim. Ask /api/v1/claim/init for a new one.');
 const expired = () => new AppError('message_expired', 'This message has expired. Ask /api/v1/claim/init for a new one.');
-
-function sameText(a: string, b: string): boolean {
-  const [x, y] = [Buffer.from(a), Buffer.from(b)];
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+const signatureInvalid = () => new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
+const refused: Record<SignInRefusal, () => AppError> = {
+  message_not_issued: notIssued,
+  signature_invalid: signatureInvalid,
+  message_already_used: alreadyUsed,
+  message_expired: expired,
+};
 
 export function downloadUrl(services: Services, downloadId: string): string {
   return `${services.config.publicBaseUrl}/download?pass=${downloadId}`;

@@ -1,8 +1,11 @@
-// The Sign In With Solana message: build the issued fields, render them, and decide whether a
-// submitted text is the one we issued. Rendering and parsing come from @solana/wallet-standard-util
-// so the text is exactly what wallets' `solana:signIn` builds from the same fields.
-import { randomInt } from 'node:crypto';
+// The Sign In With Solana message: build the issued fields, render them, and verify a signed one,
+// the one verifier of claims and operator sessions (parse: nonceOf; verify: verifySignInSignature;
+// validate: refusalOf). Rendering and parsing come from @solana/wallet-standard-util so the text is
+// exactly what wallets' `solana:signIn` builds from the same fields.
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { createSignInMessageText, parseSignInMessageText } from '@solana/wallet-standard-util';
+import { decodeBase58 } from './schemas';
+import { verifyWalletSignature } from './signature';
 
 /** The fields of one issued message: what a wallet's signIn receives, and what the text holds. */
 export type SignInFields = {
@@ -86,11 +89,63 @@ export function nonceOf(text: string): string | null {
  * would otherwise be accepted on the strength of a nonce alone.
  */
 export function isIssuedMessage(submitted: string, issued: SignInFields): boolean {
-  if (submitted === renderSignInMessage(issued)) return true;
+  if (sameInConstantTime(submitted, renderSignInMessage(issued))) return true;
   const parsed = parseSignInMessageText(submitted);
   if (!parsed) return false;
   if (parsed.notBefore !== undefined || parsed.requestId !== undefined || parsed.resources !== undefined) {
     return false;
   }
   return COMPARED_FIELDS.every((field) => parsed[field] === issued[field]);
+}
+
+/** A signed sign-in as a wallet submits it: the text, and base58 signature and public key. */
+export type SignedSignIn = { message: string; signature: string; publicKey: string };
+
+/** What the store holds of an issued message, found by the hash of the submitted nonce. */
+export type IssuedSignIn = { publicKey: string; message: string; expiresAt: Date; usedAt?: Date | null };
+
+/** Why a signed sign-in is refused: the error code each caller answers with. */
+export type SignInRefusal = 'message_not_issued' | 'signature_invalid' | 'message_already_used' | 'message_expired';
+
+/** Whether `signed.signature` is `signed.publicKey`'s signature over the text (raw, or in an off-chain envelope). */
+export function verifySignInSignature(signed: SignedSignIn): boolean {
+  const signature = decodeBase58(signed.signature);
+  const publicKey = decodeBase58(signed.publicKey);
+  return signature !== null && publicKey !== null && verifyWalletSignature(signed.message, signature, publicKey, signed.publicKey) !== null;
+}
+
+/**
+ * Why `signed` may not sign in against `issued` (the row its nonce found), or null when it may.
+ * The answers come in the documented order: whether we issued it, then the signature; only a
+ * holder of the key learns whether the message was used or has expired.
+ */
+export function refusalOf(
+  signed: SignedSignIn,
+  issued: IssuedSignIn | null | undefined,
+  now: Date,
+  /** The answer of verifySignInSignature when the caller already has it; otherwise it is asked only when needed. */
+  signatureValid?: boolean,
+): SignInRefusal | null {
+  // A made-up or guessed nonce: we issued nothing under it.
+  if (!issued) return 'message_not_issued';
+  // Another wallet's message: issued to a different key.
+  if (!sameInConstantTime(issued.publicKey, signed.publicKey)) return 'message_not_issued';
+  // An altered text, or another site's: any field changed (domain, URI, chain, dates...) or added.
+  const fields = parseSignInMessageText(issued.message) as SignInFields | null;
+  if (!fields || !isIssuedMessage(signed.message, fields)) return 'message_not_issued';
+  // A signature by another key, over other bytes, or not canonical: the wallet did not sign this.
+  if (!(signatureValid ?? verifySignInSignature(signed))) return 'signature_invalid';
+  // A replay: each message signs in once.
+  if (issued.usedAt) return 'message_already_used';
+  // A signed message kept (or leaked) past its time.
+  if (issued.expiresAt <= now) return 'message_expired';
+  return null;
+}
+
+/**
+ * String equality whose time does not depend on where the strings differ: timingSafeEqual over
+ * SHA-256 digests, which are of equal length whatever the inputs are.
+ */
+function sameInConstantTime(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }

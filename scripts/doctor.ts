@@ -1,6 +1,6 @@
 // npm run doctor [-- --production]
 // Checks the configuration in the environment before it goes live; one line per check, exit 1 on
-// a failed check. lib/cli/doctor.ts has the checks; --help lists the options.
+// a failed check. lib/cli/doctor/ has the checks, one file each; --help lists the options.
 import { runDoctorCommand } from '../lib/cli/doctor';
 
 const lines: string[] = [];

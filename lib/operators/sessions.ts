@@ -4,14 +4,11 @@
 // claim's, so the claim's lookup (sha256(nonce)) cannot find it and this one
 // (sha256('operator-session:' + nonce)) cannot find a claim's message.
 import { createHash } from 'node:crypto';
-import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import type { IssuedMessage } from '../claims';
 import { findOperatorMessage, insertOperatorMessage, openSession, purgeEndedSessions, revokeSession } from '../db/operators';
 import { AppError } from '../errors';
-import { decodeBase58 } from '../schemas';
 import type { Services } from '../services';
-import { verifyWalletSignature } from '../signature';
-import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from '../siws';
+import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, type SignInRefusal } from '../siws';
 import { newToken, SESSION_TOKEN_PREFIX, tokenHash, type Operator } from './auth';
 
 /** How long a session lasts: a working day. Sign in again after it. */
@@ -56,15 +53,9 @@ export async function createOperatorSession(services: Services, body: SessionBod
   if (!nonce) throw notIssued();
   const nonceHash = operatorNonceHash(nonce);
   const issued = await findOperatorMessage(services.store.sql, nonceHash);
-  if (!issued || issued.publicKey !== body.publicKey) throw notIssued();
-  const fields = parseSignInMessageText(issued.message) as SignInFields | null;
-  if (!fields || !isIssuedMessage(body.message, fields)) throw notIssued();
-  if (verifyWalletSignature(body.message, decodeBase58(body.signature)!, decodeBase58(body.publicKey)!, body.publicKey) === null) {
-    throw new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
-  }
   const now = new Date();
-  if (issued.usedAt) throw alreadyUsed();
-  if (issued.expiresAt <= now) throw expired();
+  const refusal = refusalOf(body, issued, now);
+  if (refusal) throw refused[refusal]();
   if (!services.config.operatorWallets.includes(body.publicKey)) {
     services.log.warn({ event: 'operator_sign_in_refused', publicKey: body.publicKey }, 'a wallet that is not an operator signed in');
     throw new AppError('forbidden', 'This wallet is not an operator of this service (OPERATOR_WALLETS).');
@@ -95,3 +86,10 @@ export async function endSession(services: Services, operator: Operator): Promis
 
 const alreadyUsed = () => new AppError('message_already_used', 'This message was already used to sign in. Ask /api/v1/operator/sessions/init for a new one.');
 const expired = () => new AppError('message_expired', 'This message has expired. Ask /api/v1/operator/sessions/init for a new one.');
+const signatureInvalid = () => new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
+const refused: Record<SignInRefusal, () => AppError> = {
+  message_not_issued: notIssued,
+  signature_invalid: signatureInvalid,
+  message_already_used: alreadyUsed,
+  message_expired: expired,
+};

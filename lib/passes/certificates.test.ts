@@ -7,7 +7,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPkpass } from '@/test/support/pkpass';
 import { ConfigError, type AppleSigning } from '../config';
-import { checkAppleSigning, ensureDevelopmentChain, type SigningMaterial } from './certificates';
+import {
+  checkAppleSigning,
+  ensureDevelopmentChain,
+  issuance,
+  parseCertificate,
+  passTypeOfCertificate,
+  readSignerKey,
+  validityAt,
+  type SigningMaterial,
+} from './certificates';
 import { createManifestSigner } from './manifest-signer';
 import { buildPkpass } from './pkpass';
 
@@ -101,5 +110,37 @@ describe('pass signing material', () => {
     expect(refusal(() => checkAppleSigning({ ...apple, signerCertPem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n' }))).toBe(
       'APPLE_SIGNER_CERT: is not a PEM certificate',
     );
+  });
+
+  it('reads the pass type id and team id a certificate was made for from its subject (UID, OU)', () => {
+    expect(passTypeOfCertificate(parseCertificate(chain.signerCertPem, 'APPLE_SIGNER_CERT'))).toEqual({
+      passTypeIdentifier: chain.passTypeIdentifier,
+      teamIdentifier: chain.teamIdentifier,
+    });
+    expect(passTypeOfCertificate(parseCertificate(chain.wwdrCertPem, 'APPLE_WWDR_CERT'))).toEqual({ passTypeIdentifier: undefined, teamIdentifier: undefined });
+  });
+
+  it('says whether a WWDR certificate issued the signer (the doctor tests cover a same-name impostor)', () => {
+    const signer = parseCertificate(chain.signerCertPem, 'APPLE_SIGNER_CERT');
+    expect(issuance(signer, parseCertificate(chain.wwdrCertPem, 'APPLE_WWDR_CERT'))).toBe('issued');
+    expect(issuance(signer, signer)).toBe('other name');
+    const other = ensureDevelopmentChain(freshDir());
+    expect(issuance(signer, parseCertificate(other.wwdrCertPem, 'APPLE_WWDR_CERT'))).not.toBe('issued');
+  });
+
+  it('dates a certificate: not yet valid, valid, expired', () => {
+    const signer = parseCertificate(chain.signerCertPem, 'APPLE_SIGNER_CERT');
+    expect(validityAt(signer, new Date('2000-01-01T00:00:00Z'))).toBe('not yet valid');
+    expect(validityAt(signer, new Date())).toBe('valid');
+    expect(validityAt(signer, new Date(signer.validTo))).toBe('expired');
+  });
+
+  it('reads the signer key only with the right passphrase', () => {
+    const encrypted = createPrivateKey(chain.signerKeyPem)
+      .export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'correct horse' })
+      .toString();
+    expect(readSignerKey({ signerKeyPem: encrypted, signerKeyPassphrase: 'correct horse' })?.asymmetricKeyType).toBe('rsa');
+    expect(readSignerKey({ signerKeyPem: encrypted, signerKeyPassphrase: 'wrong' })).toBeUndefined();
+    expect(readSignerKey({ signerKeyPem: 'not a key' })).toBeUndefined();
   });
 });

@@ -1,10 +1,13 @@
 // Pass signing material: the configured Apple certificates, checked at start-up, or a development
 // chain (a self-signed CA standing in for Apple's WWDR, and a Pass Type ID signer it issued)
-// generated once into DATA_DIR and reused.
-import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+// generated once into DATA_DIR and reused. Each rule the material must meet is a small exported
+// function: start-up stops at the first broken one, `npm run doctor` (lib/cli/doctor/apple.ts)
+// reports on each.
+import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import forge from 'node-forge';
+import * as pkijs from 'pkijs';
 import { ensurePrivateDir } from '../db/data-dir';
 import { ConfigError, DEV_PASS_TYPE_ID, DEV_TEAM_ID, type AppleSigning } from '../config';
 
@@ -27,10 +30,8 @@ export function loadSigningMaterial(apple: AppleSigning | undefined, dataDir: st
 export function checkAppleSigning(apple: AppleSigning, now = new Date()): SigningMaterial {
   const signer = parseCertificate(apple.signerCertPem, 'APPLE_SIGNER_CERT');
   const wwdr = parseCertificate(apple.wwdrCertPem, 'APPLE_WWDR_CERT');
-  let key;
-  try {
-    key = createPrivateKey({ key: apple.signerKeyPem, format: 'pem', passphrase: apple.signerKeyPassphrase });
-  } catch {
+  const key = readSignerKey(apple);
+  if (!key) {
     throw new ConfigError(
       'APPLE_SIGNER_KEY',
       apple.signerKeyPassphrase === undefined
@@ -38,18 +39,18 @@ export function checkAppleSigning(apple: AppleSigning, now = new Date()): Signin
         : 'cannot be read with APPLE_SIGNER_KEY_PASSPHRASE',
     );
   }
-  if (!signer.checkPrivateKey(key)) {
+  if (!keyBelongsToCertificate(key, signer)) {
     throw new ConfigError('APPLE_SIGNER_KEY', 'does not belong to the certificate in APPLE_SIGNER_CERT');
   }
   for (const [variable, cert] of [
     ['APPLE_SIGNER_CERT', signer],
     ['APPLE_WWDR_CERT', wwdr],
   ] as const) {
-    if (new Date(cert.validTo) <= now) throw new ConfigError(variable, `expired on ${new Date(cert.validTo).toISOString()}`);
-    if (new Date(cert.validFrom) > now) throw new ConfigError(variable, `is not valid before ${new Date(cert.validFrom).toISOString()}`);
+    const validity = validityAt(cert, now);
+    if (validity === 'expired') throw new ConfigError(variable, `expired on ${new Date(cert.validTo).toISOString()}`);
+    if (validity === 'not yet valid') throw new ConfigError(variable, `is not valid before ${new Date(cert.validFrom).toISOString()}`);
   }
-  // checkIssued compares names (and key identifiers, when present); the signature proves it.
-  if (!signer.checkIssued(wwdr) || !signer.verify(wwdr.publicKey)) {
+  if (issuance(signer, wwdr) !== 'issued') {
     throw new ConfigError('APPLE_WWDR_CERT', 'did not issue APPLE_SIGNER_CERT (Pass Type ID certificates need the WWDR G4 intermediate)');
   }
   return {
@@ -62,12 +63,62 @@ export function checkAppleSigning(apple: AppleSigning, now = new Date()): Signin
   };
 }
 
-function parseCertificate(pem: string, variable: string): X509Certificate {
+/** The certificate in `pem`, or a ConfigError naming `variable`. */
+export function parseCertificate(pem: string, variable: string): X509Certificate {
   try {
     return new X509Certificate(pem);
   } catch {
     throw new ConfigError(variable, 'is not a PEM certificate');
   }
+}
+
+/** The signer key, decrypted with APPLE_SIGNER_KEY_PASSPHRASE when one is set; undefined when it cannot be read. */
+export function readSignerKey(apple: Pick<AppleSigning, 'signerKeyPem' | 'signerKeyPassphrase'>): KeyObject | undefined {
+  try {
+    return createPrivateKey({ key: apple.signerKeyPem, format: 'pem', passphrase: apple.signerKeyPassphrase });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `key` is the private half of the certificate's public key (a key made for another CSR is not). */
+export function keyBelongsToCertificate(key: KeyObject, certificate: X509Certificate): boolean {
+  return certificate.checkPrivateKey(key);
+}
+
+export type Validity = 'valid' | 'not yet valid' | 'expired';
+
+export function validityAt(certificate: X509Certificate, now: Date): Validity {
+  if (new Date(certificate.validTo) <= now) return 'expired';
+  if (new Date(certificate.validFrom) > now) return 'not yet valid';
+  return 'valid';
+}
+
+/**
+ * Whether `wwdr` issued `signer`: 'other name' when the signer names another issuer, 'other key'
+ * when the names match but the WWDR key did not sign it. checkIssued compares names (and key
+ * identifiers, when present); only the signature proves it.
+ */
+export function issuance(signer: X509Certificate, wwdr: X509Certificate): 'issued' | 'other name' | 'other key' {
+  if (!signer.checkIssued(wwdr)) return 'other name';
+  if (!signer.verify(wwdr.publicKey)) return 'other key';
+  return 'issued';
+}
+
+const UID_OID = '0.9.2342.19200300.100.1.1';
+const OU_OID = '2.5.4.11';
+
+/**
+ * The pass type id and team id an Apple Pass Type ID certificate was made for: its subject names
+ * them as UID=<pass type id> and OU=<team id>. Wallet refuses a pass whose pass.json says otherwise.
+ */
+export function passTypeOfCertificate(certificate: X509Certificate): { passTypeIdentifier?: string; teamIdentifier?: string } {
+  const subject = pkijs.Certificate.fromBER(certificate.raw).subject.typesAndValues;
+  const attribute = (oid: string): string | undefined => {
+    const value: unknown = subject.find((entry) => entry.type === oid)?.value.valueBlock.value;
+    return typeof value === 'string' ? value : undefined;
+  };
+  return { passTypeIdentifier: attribute(UID_OID), teamIdentifier: attribute(OU_OID) };
 }
 
 const DEV_FILES = { wwdr: 'wwdr-ca.pem', cert: 'signer-cert.pem', key: 'signer-key.pem' } as const;

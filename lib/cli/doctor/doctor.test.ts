@@ -13,8 +13,8 @@ import forge from 'node-forge';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withDefaultUser } from '../db/client';
-import { formatLine, isFailure, runDoctor, type DoctorOptions, type DoctorReport } from './doctor';
+import { withDefaultUser } from '../../db/client';
+import { formatLine, isFailure, runDoctor, type DoctorOptions, type DoctorReport } from './index';
 
 // These tests need the PostgreSQL and Redis this machine runs (see FACTS.md); beforeAll fails with
 // the reason when either does not answer, rather than letting the good configuration fail vaguely.
@@ -513,7 +513,7 @@ describe('npm run doctor: the embedded database', () => {
 function runScript(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('npx', ['tsx', 'scripts/doctor.ts'], {
-      cwd: path.resolve(__dirname, '..', '..'),
+      cwd: path.resolve(__dirname, '..', '..', '..'),
       env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env } as unknown as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
