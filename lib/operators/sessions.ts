@@ -8,7 +8,7 @@ import { parseSignInMessageText } from '@solana/wallet-standard-util';
 import type { IssuedMessage } from '../claims';
 import { findOperatorMessage, insertOperatorMessage, openSession, purgeEndedSessions, revokeSession } from '../db/operators';
 import { AppError } from '../errors';
-import { decodeBase58 } from '../schemas';
+import { decodeBase58 } from '../base58';
 import type { Services } from '../services';
 import { verifyWalletSignature } from '../signature';
 import { buildSignInFields, isIssuedMessage, nonceOf, renderSignInMessage, type SignInFields } from '../siws';

@@ -1,5 +1,5 @@
-// The request and response shapes of Apple's PassKit web service (/passkit/v1/...), as zod
-// schemas: the endpoint table validates with them and the OpenAPI document is built from them.
+// The request and response shapes of Apple's PassKit web service (/passkit/v1/..., ./passkit.ts),
+// as zod schemas: the frame validates with them and the OpenAPI document is built from them.
 import { z } from 'zod';
 
 /** Wallet's device identifiers and push tokens are opaque; these bounds only keep garbage out. */

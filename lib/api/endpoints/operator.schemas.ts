@@ -1,9 +1,12 @@
-// Request and response shapes of the operator API and webhook deliveries (zod): the frame
-// validates with them and the OpenAPI document is generated from them.
+// Request and response shapes of the operator API and webhook deliveries (./operator.ts), and
+// the JSON of the rows they answer with: the frame validates with them and the OpenAPI document
+// is generated from them.
 import { z } from 'zod';
-import type { ApiKeyInfo, Delivery, OperatorPass } from '../db/operators';
-import { claimBodySchema, publicKeySchema, verifyQuerySchema } from '../schemas';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks';
+import type { ApiKeyInfo, Delivery, OperatorPass } from '../../db/operators';
+import { WEBHOOK_EVENT_TYPES } from '../../webhooks';
+import { claimBodySchema } from './claims.schemas';
+import { verifyQuerySchema } from './passes.schemas';
+import { publicKeySchema } from './wallet.schemas';
 
 const iso = (description: string) => z.string().meta({ description: `${description} (ISO 8601).` });
 const isoOrNull = (description: string) => z.string().nullable().meta({ description: `${description} (ISO 8601), or null.` });

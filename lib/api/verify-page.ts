@@ -4,13 +4,14 @@
 //
 // Why HTML text rather than a Next.js page: Next.js 16 does not server-render the not-found UI of
 // a dynamic page (vercel/next.js#62228; measured here on 16.4: the 404 body is an empty shell
-// filled in by client JavaScript), and a page cannot choose its own status code otherwise. The
-// route handler in app/verify/route.ts sets 200, 404 or 503 itself, and every value written into
-// the document goes through escapeHtml.
+// filled in by client JavaScript), and a page cannot choose its own status code otherwise. Its
+// endpoint (GET /verify in ./endpoints/passes.ts) sets 200, 404 or 503 itself, and every value
+// written into the document goes through escapeHtml.
 import { createHash } from 'node:crypto';
-import { designFor } from '@/lib/passes/designs';
-import { shortAddress } from '@/lib/address';
-import type { PassCheck } from '@/lib/schemas';
+import { designFor } from '../passes/designs';
+import { shortAddress } from '../address';
+import type { PassCheck } from './endpoints/passes.schemas';
+import type { Reply } from './endpoint';
 
 export type VerifyOutcome =
   | { kind: 'genuine'; check: PassCheck }
@@ -174,4 +175,19 @@ function page(status: number, title: string, body: string, extraCss = ''): Verif
 function formatInstant(date: Date): string {
   const text = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }).format(date);
   return `${text} UTC`;
+}
+
+/** The page of `outcome` as the endpoint's answer: never cached, never indexed, under its own policy. */
+export function verifyPageReply(outcome: VerifyOutcome): Reply {
+  const page = renderVerifyPage(outcome);
+  return {
+    status: page.status,
+    body: page.html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': page.contentSecurityPolicy,
+      'x-robots-tag': 'noindex',
+    },
+  };
 }

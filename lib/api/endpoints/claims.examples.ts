@@ -1,9 +1,10 @@
-// The reference's examples, made by the service's own code rather than typed in: the sign-in
-// message is rendered by the renderer init uses, and the signature really verifies for it.
+// The claim endpoints' examples in the reference, made by the service's own code rather than
+// typed in: the sign-in message is rendered by the renderer init uses, and the signature really
+// verifies for it.
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
-import { DEFAULT_STATEMENT } from '../config';
-import { buildSignInFields, renderSignInMessage } from '../siws';
+import { DEFAULT_STATEMENT } from '../../config';
+import { buildSignInFields, renderSignInMessage } from '../../siws';
 
 const ORIGIN = 'https://passes.example.com';
 

@@ -1,7 +1,7 @@
-// The answer of GET /api/v1/operator/eligibility: the policy (allowlists as counts only) and the
-// last re-check round.
+// The answer of GET /api/v1/operator/eligibility (./eligibility.ts): the policy (allowlists as
+// counts only) and the last re-check round.
 import { z } from 'zod';
-import type { PolicyDescription } from './checker';
+import type { PolicyDescription } from '../../eligibility/checker';
 
 const ruleSchema: z.ZodType<PolicyDescription> = z
   .union([
