@@ -1,6 +1,6 @@
 // `next dev`, and `next start` without the custom server, serve the whole API: every entry of the
-// endpoint table through its two-line route handler under app/, with the same answers as the
-// custom server (the frame is the same).
+// endpoint table through the catch-all route files under app/ (lib/api/next.ts), with the same
+// answers as the custom server (the frame is the same).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '@/lib/api/endpoints';
 import { ServerProcess, type Runner } from '@/scripts/support/server-process';
