@@ -139,8 +139,10 @@ export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObjec
  * entry has `auth`, which is what each handler's own context type promised.
  */
 export type Endpoint = Omit<EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>, 'handle'> & {
-  handle(input: EndpointInput<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>, context: EndpointContext & { operator?: Operator }): Promise<Reply> | Reply;
+  handle(input: EndpointInput<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>, context: ErasedContext): Promise<Reply> | Reply;
 };
+
+type ErasedContext = EndpointContext & { operator?: Operator };
 
 /**
  * Declares an entry: the handler's input is typed from the entry's own schemas, and its context
