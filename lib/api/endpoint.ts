@@ -1,7 +1,8 @@
-// What one entry of the endpoint table declares: its method and path, the schemas of its input and
-// answers, the problem codes it answers with, whether it is rate limited, and a handler that calls
-// one lib/ function. The frame (./frame.ts) serves an entry, ./openapi.ts documents it, and the
-// custom server and the Next.js route handlers both dispatch to it.
+// What one entry of the endpoint table (./endpoints/) declares: its method and path, the schemas of
+// its input and answers, the problem codes it answers with, whether it is rate limited, who may
+// call it (which types its handler's context), and a handler that calls one lib/ function. The
+// frame (./frame.ts) serves an entry, ./openapi.ts documents it, and the custom server and the
+// Next.js route handlers both dispatch to it.
 import type { z } from 'zod';
 import type { AppError, ErrorCode } from '../errors';
 import type { Operator } from '../operators/auth';
