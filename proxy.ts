@@ -2,7 +2,7 @@
 // Content-Security-Policy header and puts it on its own scripts). The static security headers are
 // in next.config.mjs, so every page carries them even where the proxy does not run.
 import { NextResponse, type NextRequest } from 'next/server';
-import { isApiPath } from '@/lib/api/endpoints';
+import { isApiPath } from '@/lib/api/paths';
 import { toProblem } from '@/lib/api/problem';
 import { isDevelopmentBuild } from '@/lib/config';
 import { AppError } from '@/lib/errors';

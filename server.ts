@@ -1,5 +1,5 @@
 // The HTTP server: validates configuration and opens storage before listening, answers the API
-// straight from the endpoint table (lib/api/endpoints.ts), hands the pages to Next.js, and owns what
+// straight from the endpoint table (lib/api/endpoints/), hands the pages to Next.js, and owns what
 // only the socket knows (the peer address), the request id, the access log, and a graceful
 // shutdown on SIGTERM.
 import { randomUUID } from 'node:crypto';
@@ -9,8 +9,9 @@ import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import type { Socket } from 'node:net';
 import { normalizeAddress, rateLimitKey } from './lib/api/client-ip';
 import { ENDPOINTS } from './lib/api/endpoints';
+import { markCustomServer } from './lib/api/custom-server';
 import { createApi, problem, type Api } from './lib/api/frame';
-import { markCustomServer } from './lib/api/next';
+import { isApiPath } from './lib/api/paths';
 import { ConfigError, loadConfig, type Config } from './lib/config';
 import { restrictUmask } from './lib/db/data-dir';
 import { DatabaseOpenError } from './lib/db/client';
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
     }
     const started = process.hrtime.bigint();
     res.on('finish', () => accessLog(services, req, res, requestId, started));
-    if (api.serves(pathOf(req.url))) void serveApi(api, req, res, requestId, log);
+    if (isApiPath(pathOf(req.url))) void serveApi(api, req, res, requestId, log);
     else if (!PAGE_METHODS.has(req.method ?? '')) refusePageMethod(res, requestId);
     else void pages(req, res);
   });

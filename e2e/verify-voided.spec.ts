@@ -5,7 +5,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { freePort, ServerProcess } from '../scripts/support/server-process';
-import { PAGE_COLOURS } from '../components/verify/verify-page';
+import { PAGE_COLOURS } from '../lib/api/verify-page';
 import { createScratchDatabase } from '../scripts/support/scratch-database';
 import { installPass, PassController } from '../test/living/support';
 

@@ -4,7 +4,7 @@
 // exactly what wallets' `solana:signIn` builds from the same fields.
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { createSignInMessageText, parseSignInMessageText } from '@solana/wallet-standard-util';
-import { decodeBase58 } from './schemas';
+import { decodeBase58 } from './base58';
 import { verifyWalletSignature } from './signature';
 
 /** The fields of one issued message: what a wallet's signIn receives, and what the text holds. */

@@ -1,5 +1,5 @@
-// GET /verify: served from the endpoint table (lib/api/endpoints.ts).
-import { routeHandlers } from '@/lib/api/next';
+// /verify: the endpoint table (lib/api/endpoints/) through lib/api/next.ts. A file of its own: a catch-all
+// at the root would take every unknown path from the pages too (lib/api/paths.ts).
+export * from '@/lib/api/next';
 
 export const dynamic = 'force-dynamic';
-export const { GET, OPTIONS } = routeHandlers();

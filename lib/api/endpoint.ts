@@ -1,13 +1,18 @@
-// What one entry of the endpoint table declares: its method and path, the schemas of its input and
-// answers, the problem codes it answers with, whether it is rate limited, and a handler that calls
-// one lib/ function. The frame (./frame.ts) serves an entry, ./openapi.ts documents it, and the
-// custom server and the Next.js route handlers both dispatch to it.
+// What one entry of the endpoint table (./endpoints/) declares: its method and path, the schemas of
+// its input and answers, the problem codes it answers with, whether it is rate limited, who may
+// call it (which types its handler's context), and a handler that calls one lib/ function. The
+// frame (./frame.ts) serves an entry, ./openapi.ts documents it, and the custom server and the
+// Next.js route handlers both dispatch to it.
 import type { z } from 'zod';
 import type { AppError, ErrorCode } from '../errors';
 import type { Operator } from '../operators/auth';
 import type { Services } from '../services';
+import { isApiPath } from './paths';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** The methods an entry may have; the Next.js route files export each of them, and OPTIONS (./next.ts). */
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export type Method = (typeof METHODS)[number];
 
 /** The API's tags, in the order the reference lists them. */
 export const TAGS = {
@@ -65,9 +70,15 @@ export type EndpointContext = {
   services: Services;
   requestId: string;
   clientIp: string;
-  /** Who is calling, on endpoints with `auth`. */
-  operator?: Operator;
 };
+
+/** What the handler of an entry with `auth: 'operator'` gets: the caller, authenticated. */
+export type OperatorContext = EndpointContext & { operator: Operator };
+
+/** Who may call an entry: anyone (undefined), or a signed-in operator. */
+export type Auth = 'operator' | undefined;
+
+type ContextOf<A extends Auth> = A extends 'operator' ? OperatorContext : EndpointContext;
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -79,7 +90,7 @@ export type EndpointInput<Q, P, B> = {
   headers: Headers;
 };
 
-export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined, B extends z.ZodType | undefined> = {
+export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined, B extends z.ZodType | undefined, A extends Auth = Auth> = {
   method: Method;
   /** The path as served, e.g. /api/v1/claim/init; dynamic segments as {name}. */
   path: string;
@@ -100,9 +111,10 @@ export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObjec
   /**
    * `operator`: only for a signed-in operator (a Bearer session token or API key, or the session
    * cookie with the CSRF check on unsafe methods), checked before any input is read; the handler
-   * gets the caller as `context.operator`. 401 unauthorized and 403 forbidden are implied.
+   * gets the caller as `context.operator` (its context type says so). 401 unauthorized and 403
+   * forbidden are implied.
    */
-  auth?: 'operator';
+  auth?: A;
   /** Optional request headers, described inline. */
   requestHeaders?: { name: string; description: string }[];
   /** The success answers (and any non-problem answer, such as 503 from /health), by status. */
@@ -120,15 +132,29 @@ export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObjec
   invalidExample?: unknown;
   /** An HTML page for people (the scanner check): every answer, failures included, is the page. */
   page?: { answerError(error: AppError): Reply };
-  handle(input: EndpointInput<Q, P, B>, context: EndpointContext): Promise<Reply> | Reply;
+  handle(input: EndpointInput<Q, P, B>, context: ContextOf<A>): Promise<Reply> | Reply;
 };
 
-/** An entry of the table, its input types erased. */
-export type Endpoint = EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
+/**
+ * An entry of the table, its input types erased. The frame passes `operator` exactly when the
+ * entry has `auth`, which is what each handler's own context type promised.
+ */
+export type Endpoint = Omit<EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>, 'handle'> & {
+  handle(input: EndpointInput<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>, context: ErasedContext): Promise<Reply> | Reply;
+};
 
-/** Declares an entry: the handler's input is typed from the entry's own schemas. */
-export function endpoint<Q extends z.ZodObject | undefined = undefined, P extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  spec: EndpointSpec<Q, P, B>,
-): Endpoint {
+type ErasedContext = EndpointContext & { operator?: Operator };
+
+/**
+ * Declares an entry: the handler's input is typed from the entry's own schemas, and its context
+ * from `auth`. Its path must be one the API owns (./paths.ts), so the proxy never takes it for a page.
+ */
+export function endpoint<
+  Q extends z.ZodObject | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  A extends Auth = undefined,
+>(spec: EndpointSpec<Q, P, B, A>): Endpoint {
+  if (!isApiPath(spec.path.replace(/\{\w+\}/g, 'x'))) throw new Error(`${spec.path} is not under an API path of lib/api/paths.ts`);
   return spec as unknown as Endpoint;
 }

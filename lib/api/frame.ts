@@ -25,8 +25,6 @@ export type Client = {
 };
 
 export type Api = {
-  /** Whether `pathname` is an API path (answered by handle, never by the pages). */
-  serves(pathname: string): boolean;
   handle(request: Request, client?: Client): Promise<Response>;
 };
 
@@ -34,7 +32,6 @@ export type Api = {
 export function createApi(services: Services, endpoints: readonly Endpoint[]): Api {
   const router = new Router(endpoints);
   return {
-    serves: (pathname) => router.match(pathname) !== undefined,
     async handle(request, client = {}) {
       const requestId = client.requestId ?? randomUUID();
       const url = new URL(request.url);

@@ -1,17 +1,22 @@
-// The Next.js route handlers of the API: every app/**/route.ts exports these for its path, so that
-// `next dev`, and `next start` without the custom server, serve the same table the custom server
-// dispatches. The custom server never sends an API request here (server.ts).
+// The Next.js route handlers of the API: each route file under app/ (a catch-all such as
+// app/api/[...path]/route.ts, or a single path such as app/health/route.ts) re-exports this module
+// whole, so that `next dev`, and `next start` without the custom server, serve the same table the
+// custom server dispatches, through the same frame. Every method of the table is exported on
+// every path: the frame answers 404 for a path outside the table and 405 for a method outside
+// the path's, as under the custom server. Only route handlers may be exported here (Next.js
+// checks a route file's exports).
 import { loadConfig } from '../config';
+import { AppError } from '../errors';
 import { createServices } from '../services';
+import { isCustomServer } from './custom-server';
+import type { Method } from './endpoint';
 import { ENDPOINTS } from './endpoints';
 import { createApi, problem, type Api } from './frame';
-import { AppError } from '../errors';
 
-// On globalThis, keyed by registered symbols: Next.js may evaluate this module once per route
+// On globalThis, keyed by a registered symbol: Next.js may evaluate this module once per route
 // bundle, and all the routes of a process must share one set of services (PGlite admits one opener).
 const API = Symbol.for('wallet-pass-claim.next-route-api');
-const CUSTOM_SERVER = Symbol.for('wallet-pass-claim.custom-server');
-const registry = globalThis as typeof globalThis & { [API]?: Promise<Api>; [CUSTOM_SERVER]?: true };
+const registry = globalThis as typeof globalThis & { [API]?: Promise<Api> };
 
 function api(): Promise<Api> {
   registry[API] ??= createServices(loadConfig()).then((services) => createApi(services, ENDPOINTS));
@@ -19,22 +24,26 @@ function api(): Promise<Api> {
 }
 
 /**
- * Called by server.ts, which serves the API itself: a request that still reaches a route handler
- * got past its routing (a path only Next.js decodes to an API path) and is refused, rather than
- * open a second database in the same process.
- */
-export function markCustomServer(): void {
-  registry[CUSTOM_SERVER] = true;
-}
-
-/**
  * Next.js does not give a route handler the TCP peer, so without TRUST_PROXY every client of
- * `next start` shares one rate-limit budget: production runs the custom server.
+ * `next start` shares one rate-limit budget: production runs the custom server. That server
+ * answers the API itself (server.ts): a request that still reaches a route handler there got past
+ * its routing (a path only Next.js decodes to an API path) and is refused, rather than open a
+ * second database in the same process.
  */
 async function handle(request: Request): Promise<Response> {
-  if (registry[CUSTOM_SERVER]) return problem(new AppError('not_found', 'No endpoint at this path.'), crypto.randomUUID());
+  if (isCustomServer()) return problem(new AppError('not_found', 'No endpoint at this path.'), crypto.randomUUID());
   return (await api()).handle(request);
 }
 
-/** The handlers of a route file; each file exports the methods the table has on its path, and OPTIONS. */
-export const routeHandlers = () => ({ GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle });
+/** One handler per method of the table, and OPTIONS: the type fails to compile if a method is missing. */
+const handlers: Record<Method | 'OPTIONS', (request: Request) => Promise<Response>> = {
+  GET: handle,
+  POST: handle,
+  PUT: handle,
+  PATCH: handle,
+  DELETE: handle,
+  OPTIONS: handle,
+};
+
+// HEAD is left to Next.js, which answers it with GET's handler (the frame serves HEAD as GET).
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = handlers;

@@ -1,4 +1,4 @@
-// Builds the OpenAPI 3.1 document of the HTTP API from the endpoint table (./endpoints.ts). Every
+// Builds the OpenAPI 3.1 document of the HTTP API from the endpoint table (./endpoints/). Every
 // shape in it is generated from the zod schemas the frame validates with and the handlers answer
 // with (z.toJSONSchema); every error answer is derived from the problem catalogue (lib/errors.ts).
 // Nothing here restates a field by hand, so the document cannot drift from the code.

@@ -5,7 +5,8 @@
 // server code in a browser bundle).
 import type { z } from 'zod';
 import type { ErrorCode, Problem } from '../errors';
-import type { passCheckSchema, claimBodySchema, claimResponseSchema, initResponseSchema } from '../schemas';
+import type { claimBodySchema, claimResponseSchema, initResponseSchema } from '../api/endpoints/claims.schemas';
+import type { passCheckSchema } from '../api/endpoints/passes.schemas';
 
 /** GET /api/v1/claim/init: the message to sign, and its Sign In With Solana fields. */
 export type InitResult = z.output<typeof initResponseSchema>;

@@ -14,7 +14,7 @@ import type {
   passPageSchema,
   sessionBodySchema,
   statsSchema,
-} from '../operators/schemas';
+} from '../api/endpoints/operator.schemas';
 import { ClaimApiError, problemFrom, type InitResult } from './index';
 
 export type OperatorPass = z.output<typeof operatorPassSchema>;

@@ -1,6 +1,6 @@
 // `next dev`, and `next start` without the custom server, serve the whole API: every entry of the
-// endpoint table through its two-line route handler under app/, with the same answers as the
-// custom server (the frame is the same).
+// endpoint table through the catch-all route files under app/ (lib/api/next.ts), with the same
+// answers as the custom server (the frame is the same).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '@/lib/api/endpoints';
 import { ServerProcess, type Runner } from '@/scripts/support/server-process';
@@ -80,4 +80,27 @@ describe.each<Runner>(['next-start', 'next-dev'])('the API through Next.js route
     expect(await (await server.fetch('/health')).json()).toEqual({ status: 'healthy' });
     expect((await server.fetch('/api/v1/openapi.json')).status).toBe(200);
   }, 240_000);
+
+  it('answers a method or a path outside the table as the custom server does, and leaves the pages to Next.js', async () => {
+    const problemOf = async (response: Response) => {
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      return ((await response.json()) as { code: string }).code;
+    };
+    const wrongMethod = await server.fetch('/api/v1/claim/wallet-pass');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(await problemOf(wrongMethod)).toBe('method_not_allowed');
+    const put = await server.fetch('/health', { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(await problemOf(put)).toBe('method_not_allowed');
+    for (const path of ['/api/v1/no-such-endpoint', '/passkit/v1/no-such-endpoint']) {
+      const unknown = await server.fetch(path, { method: 'POST' });
+      expect(unknown.status, path).toBe(404);
+      expect(await problemOf(unknown)).toBe('not_found');
+    }
+    const page = await server.fetch('/no-such-page');
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect((await server.fetch('/', { method: 'POST' })).status).toBe(405);
+  }, 120_000);
 });

@@ -2,8 +2,6 @@
 // operation, the media type documented for that status, and the body valid against the documented
 // JSON Schema (Ajv, draft 2020-12, the dialect of OpenAPI 3.1). It records which documented
 // responses were seen, so a test can demand that each one was.
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
@@ -76,24 +74,4 @@ export class ResponseChecker {
     const valid = validate(value);
     expect(valid ? [] : validate.errors, `${what}: ${JSON.stringify(value).slice(0, 300)}`).toEqual([]);
   }
-}
-
-/** Every route the app serves: app/**\/route.ts as "/path" (dynamic segments as {name}), with its exported methods. */
-export async function discoverRoutes(root: string): Promise<{ route: string; file: string; methods: string[] }[]> {
-  const appDir = path.join(root, 'app');
-  const files = (readdirSync(appDir, { recursive: true }) as string[])
-    .filter((file) => /(^|\/)route\.(ts|tsx|js|mjs)$/.test(file))
-    .sort();
-  const routes = [];
-  for (const file of files) {
-    const segments = path
-      .dirname(file)
-      .split(path.sep)
-      .filter((segment) => segment !== '.' && !/^\(.*\)$/.test(segment) && !segment.startsWith('@'))
-      .map((segment) => segment.replace(/^\[(?:\.\.\.)?(.+)\]$/, '{$1}'));
-    const module = (await import(/* @vite-ignore */ path.join(appDir, file))) as Record<string, unknown>;
-    const methods = Object.keys(module).filter((name) => /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(name));
-    routes.push({ route: `/${segments.join('/')}`, file: `app/${file}`, methods });
-  }
-  return routes;
 }

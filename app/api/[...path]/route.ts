@@ -1,0 +1,4 @@
+// Every path under /api/: the endpoint table (lib/api/endpoints/) through lib/api/next.ts.
+export * from '@/lib/api/next';
+
+export const dynamic = 'force-dynamic';

@@ -1,5 +1,0 @@
-// POST and GET /api/v1/operator/api-keys: served from the endpoint table (lib/api/endpoints.ts).
-import { routeHandlers } from '@/lib/api/next';
-
-export const dynamic = 'force-dynamic';
-export const { GET, POST, OPTIONS } = routeHandlers();

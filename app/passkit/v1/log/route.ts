@@ -1,5 +1,0 @@
-// POST /passkit/v1/log: served from the endpoint table (lib/api/endpoints.ts).
-import { routeHandlers } from '@/lib/api/next';
-
-export const dynamic = 'force-dynamic';
-export const { POST, OPTIONS } = routeHandlers();

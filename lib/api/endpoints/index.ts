@@ -1,0 +1,28 @@
+// The API, one entry per endpoint, by feature: each entry declares its method and path, the
+// schemas of its input and answers (in <feature>.schemas.ts beside it), the problem codes it
+// answers with, whether it is rate limited, and a handler that calls one lib/ function.
+// Everything else derives from this table: the custom server's dispatch and the Next.js route
+// handlers (../frame.ts, ../next.ts), the CORS preflights, the OpenAPI document (../openapi.ts),
+// the test harness and the benchmark. Adding an endpoint is one entry in its feature's file and its
+// lib/ function: the route files under app/ catch every path the API owns (../paths.ts).
+import type { Endpoint } from '../endpoint';
+import { cachedOpenApiDocument } from '../openapi-document';
+import { CLAIM_ENDPOINTS } from './claims';
+import { ELIGIBILITY_ENDPOINTS } from './eligibility';
+import { OPERATOR_ENDPOINTS } from './operator';
+import { PASS_ENDPOINTS } from './passes';
+import { PASSKIT_ENDPOINTS } from './passkit';
+import { serviceEndpoints } from './service';
+
+/** This API's OpenAPI document, for a server URL (none: no `servers`). */
+export const openApiDocument = cachedOpenApiDocument(() => ENDPOINTS);
+
+/** The order is the document's order of paths. */
+export const ENDPOINTS: readonly Endpoint[] = [
+  ...CLAIM_ENDPOINTS,
+  ...PASS_ENDPOINTS,
+  ...serviceEndpoints(openApiDocument),
+  ...OPERATOR_ENDPOINTS,
+  ...PASSKIT_ENDPOINTS,
+  ...ELIGIBILITY_ENDPOINTS,
+];
