@@ -1,5 +1,7 @@
-// The named storage operations of the use cases. Every rule that could race is one SQL statement
-// here, never a read-then-write in JavaScript. Every statement is plain parameterized SQL through
+// The claim's storage: sign-in messages (capped per key by wallet_pending) and the statement that
+// uses one and creates its pass, both batched by group commit (batcher.ts); and the availability
+// guard every table module's statements run behind (`sql`). Every rule that could race is one SQL
+// statement, never a read-then-write in JavaScript. Every statement is plain parameterized SQL through
 // Database.query, next to the rule it enforces: on the embedded database drizzle's query builder
 // costs two to three times the query itself (docs/decisions.md). The tables are declared in
 // schema.ts, from which drizzle-kit generates the migrations.
@@ -7,41 +9,15 @@ import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
 import type { Database } from './client';
-import type { JobInput } from '../queue';
-import type { PassRow, SignInMessageRow } from './schema';
-
-/** One parameterized statement: what the storage modules need of a database. */
-export type Queryable = Pick<Database, 'query'>;
+import { Jobs, jobsParameter, statementWithJobs, type JobInput } from './jobs';
+import { findPassOfWallet, type NewPass } from './passes';
+import type { SignInMessageRow } from './schema';
+import { asDate, type Queryable } from './sql';
 
 export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
-export type NewPass = Omit<
-  PassRow,
-  | 'pkpass'
-  | 'pkpassEtag'
-  | 'status'
-  | 'voidReason'
-  | 'updatedAt'
-  | 'expiresAt'
-  | 'relevantAt'
-  | 'authTokenHash'
-  | 'pkpassBuiltFor'
-  | 'pkpassModifiedAt'
-  | 'googleObjectAt'
-  | 'googleLinkedAt'
->;
-/** A pass without its file bytes. */
-export type PassInfo = NewPass;
-export type PassWithFile = PassRow;
 
 /** not_redeemed: no such unused, unexpired message (with that text) for that key; the caller finds out which. */
-export type Redemption = { kind: 'created'; pass: PassInfo } | { kind: 'existing'; pass: PassInfo } | { kind: 'not_redeemed' };
-
-/** The columns of PassInfo, named as its fields. */
-const PASS_INFO_COLUMNS = `serial_number as "serialNumber", download_id_hash as "downloadIdHash",
-  public_key as "publicKey", wallet_type as "walletType", claimed_at as "claimedAt"`;
-
-/** Drivers return timestamptz as Date (node-postgres, PGlite) or as text; the store returns Date. */
-const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
+export type Redemption = { kind: 'created'; pass: NewPass } | { kind: 'existing'; pass: NewPass } | { kind: 'not_redeemed' };
 
 /** Most inits, claims or pings in one statement: enough to absorb a burst, small enough to stay quick. */
 const MAX_BATCH = 64;
@@ -57,8 +33,8 @@ type RedeemParams = {
   exactText?: string;
   now: Date;
   newPass: NewPass;
-  /** A job to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
-  onCreated?: JobInput;
+  /** Jobs to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
+  onCreated: JobInput[];
 };
 type RedeemOutcome = { used: boolean; created: boolean };
 
@@ -108,12 +84,15 @@ export class Store {
   }
 
   /**
-   * The database behind this store's availability guard, for the modules that keep their own
-   * statements (lib/db/operators.ts, lib/queue, lib/webhooks): the same 503 rules as the claim's.
+   * The database behind this store's availability guard, for the table modules (passes.ts,
+   * registrations.ts, sessions.ts…): the same 503 rules as the claim's.
    */
   readonly sql: Queryable = {
     query: <Row>(text: string, params?: unknown[]) => this.guard(() => this.database.query<Row>(text, params)),
   };
+
+  /** The `jobs` table behind the same guard; enqueueing through it wakes this process's workers. */
+  readonly jobs = new Jobs(this.sql);
 
   /** Concurrent health checks share one `select 1`. */
   ping(): Promise<void> {
@@ -209,9 +188,9 @@ export class Store {
       if (!outcome.used) return { kind: 'not_redeemed' };
       // The wallet has a pass: from before, or from a concurrent claim that inserted first
       // (committed by now: ON CONFLICT waited for it).
-      const [existing] = await this.database.query<PassInfo>(`select ${PASS_INFO_COLUMNS} from passes where public_key = $1`, [publicKey]);
+      const existing = await findPassOfWallet(this.database, publicKey);
       if (!existing) throw new Error('pass conflict without a pass row');
-      return { kind: 'existing', pass: { ...existing, claimedAt: asDate(existing.claimedAt) } };
+      return { kind: 'existing', pass: existing };
     });
   }
 
@@ -226,42 +205,40 @@ export class Store {
    * is used.
    */
   private async redeemMessages(claims: RedeemParams[]): Promise<RedeemOutcome[]> {
-    const rows = await this.database.query<{ used: boolean; created: boolean }>(
-      `with input as (
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[])
-           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, job, position)
-       ), used as (
-         update sign_in_messages m set used_at = i.at
-         from input i
-         where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
-           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
-           and (i.exact_text is null or m.message = i.exact_text)
-         returning m.nonce_hash, m.public_key
-       ), locked as (
-         -- In key order, as the inits' statement locks them: a batch of claims and a batch of
-         -- inits of the same keys never wait for each other in a cycle (a deadlock, answered 503).
-         select w.public_key from wallet_pending w where w.public_key in (select public_key from used) order by w.public_key for update
-       ), freed as (
-         -- A used message is no longer pending: its key may be issued another.
-         update wallet_pending w set pending = w.pending - u.nonces
-         from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
-         join locked l on l.public_key = u.public_key
-         where w.public_key = u.public_key
-       ), created as (
-         insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
-         select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
-         from input i join used u on u.nonce_hash = i.nonce_hash
-         on conflict (public_key) do nothing
-         returning serial_number
-       ), announced as (
-         insert into jobs (kind, payload, run_at)
-         select i.job::jsonb->>'kind', i.job::jsonb->'payload', i.at
-         from input i join created c on c.serial_number = i.serial_number
-         where i.job is not null
-       )
-       select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
-              exists (select 1 from created c where c.serial_number = i.serial_number) as created
-       from input i order by i.position`,
+    const rows = await this.jobs.change<{ used: boolean; created: boolean }>(
+      statementWithJobs({
+        with: `input as (
+           select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
+             with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, position)
+         ), used as (
+           update sign_in_messages m set used_at = i.at
+           from input i
+           where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+             and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
+             and (i.exact_text is null or m.message = i.exact_text)
+           returning m.nonce_hash, m.public_key
+         ), locked as (
+           -- In key order, as the inits' statement locks them: a batch of claims and a batch of
+           -- inits of the same keys never wait for each other in a cycle (a deadlock, answered 503).
+           select w.public_key from wallet_pending w where w.public_key in (select public_key from used) order by w.public_key for update
+         ), freed as (
+           -- A used message is no longer pending: its key may be issued another.
+           update wallet_pending w set pending = w.pending - u.nonces
+           from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
+           join locked l on l.public_key = u.public_key
+           where w.public_key = u.public_key
+         ), changed as (
+           insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+           select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
+           from input i join used u on u.nonce_hash = i.nonce_hash
+           on conflict (public_key) do nothing
+           returning serial_number as key
+         )`,
+        jobsParam: '$8',
+        select: `select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
+                exists (select 1 from changed c where c.key = i.serial_number) as created
+         from input i order by i.position`,
+      }),
       [
         claims.map((c) => c.nonceHash),
         claims.map((c) => c.publicKey),
@@ -270,49 +247,11 @@ export class Store {
         claims.map((c) => c.newPass.serialNumber),
         claims.map((c) => c.newPass.downloadIdHash),
         claims.map((c) => c.newPass.walletType),
-        claims.map((c) => (c.onCreated ? JSON.stringify(c.onCreated) : null)),
+        jobsParameter(claims.flatMap((c) => c.onCreated.map((job) => ({ ...job, key: c.newPass.serialNumber })))),
       ],
+      this.database,
     );
     return rows.map((row) => ({ used: row.used, created: row.created }));
-  }
-
-  findPassByDownloadIdHash(downloadIdHash: string): Promise<PassWithFile | undefined> {
-    return this.guard(async () => {
-      const [row] = await this.database.query<PassWithFile>(
-        `select ${PASS_INFO_COLUMNS}, pkpass, pkpass_etag as "pkpassEtag" from passes where download_id_hash = $1`,
-        [downloadIdHash],
-      );
-      return row && { ...row, claimedAt: asDate(row.claimedAt), pkpass: row.pkpass && Buffer.from(row.pkpass) };
-    });
-  }
-
-  findPassBySerial(serialNumber: string): Promise<PassInfo | undefined> {
-    return this.guard(async () => {
-      const [row] = await this.database.query<PassInfo>(`select ${PASS_INFO_COLUMNS} from passes where serial_number = $1`, [serialNumber]);
-      return row && { ...row, claimedAt: asDate(row.claimedAt) };
-    });
-  }
-
-  /**
-   * Keeps the first built file of a pass: concurrent first downloads may both build one, and the
-   * later writer gets the stored bytes back, so every download of a pass is byte-identical.
-   */
-  savePassFile(serialNumber: string, pkpass: Buffer, etag: string): Promise<{ pkpass: Buffer; etag: string }> {
-    return this.guard(async () => {
-      const [stored] = await this.database.query<{ pkpass: Uint8Array; etag: string }>(
-        `with saved as (
-           update passes set pkpass = $2, pkpass_etag = $3
-           where serial_number = $1 and pkpass is null
-           returning pkpass, pkpass_etag
-         )
-         select pkpass, pkpass_etag as etag from saved
-         union all
-         select pkpass, pkpass_etag from passes where serial_number = $1 and not exists (select 1 from saved)`,
-        [serialNumber, pkpass, etag],
-      );
-      if (!stored?.pkpass || !stored.etag) throw new Error('pass file vanished');
-      return { pkpass: Buffer.from(stored.pkpass), etag: stored.etag };
-    });
   }
 
   /**
@@ -342,17 +281,6 @@ export class Store {
       total += deleted;
       if (deleted < batch) return total;
     }
-  }
-
-  /**
-   * Points a pass's download lookup at a newly derived id: for a pass whose stored hash is not
-   * that of the id derived under the current key (claimed before download ids were derived, or
-   * under another DOWNLOAD_ID_KEY). Called only for its wallet, after a verified signature.
-   */
-  setDownloadIdHash(serialNumber: string, downloadIdHash: string): Promise<void> {
-    return this.guard(async () => {
-      await this.database.query(`update passes set download_id_hash = $2 where serial_number = $1`, [serialNumber, downloadIdHash]);
-    });
   }
 
   close(): Promise<void> {

@@ -3,7 +3,8 @@
 // as the console's cookie. Tokens are 32 random bytes; the database keeps only their SHA-256, so
 // a copy of it opens nothing, and a lookup's timing says nothing about a token.
 import { createHash, randomBytes } from 'node:crypto';
-import { findApiKeyByHash, findSessionByHash } from '../db/operators';
+import { findApiKeyByHash } from '../db/api-keys';
+import { findSessionByHash } from '../db/sessions';
 import { AppError } from '../errors';
 import type { Services } from '../services';
 

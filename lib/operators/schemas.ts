@@ -1,7 +1,9 @@
 // Request and response shapes of the operator API and webhook deliveries (zod): the frame
 // validates with them and the OpenAPI document is generated from them.
 import { z } from 'zod';
-import type { ApiKeyInfo, Delivery, OperatorPass } from '../db/operators';
+import type { ApiKeyInfo } from '../db/api-keys';
+import type { Delivery } from '../db/jobs';
+import type { OperatorPass } from '../db/passes';
 import { claimBodySchema, publicKeySchema, verifyQuerySchema } from '../schemas';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks';
 
