@@ -145,6 +145,80 @@ export async function markGoogle(db: Queryable, serialNumber: SerialNumber, at: 
   );
 }
 
+// ---- The claim: a message used, its wallet's pass created ----
+
+/** A claim of one batch: the message to use, the pass to create, and the jobs of its creation. */
+export type PassClaim = {
+  nonceHash: string;
+  publicKey: string;
+  exactText?: string;
+  now: Date;
+  newPass: NewPass;
+  /** Jobs to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
+  onCreated: JobInput[];
+};
+export type ClaimOutcome = { used: boolean; created: boolean };
+
+/**
+ * The claims of one batch in one statement (one transaction per batch: all or none). The
+ * UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent claims of one message
+ * exactly one updates the row (the others wait for it, then find it used). The unique key on
+ * public_key is the one-pass rule: a concurrent claim by the same wallet (from another
+ * instance: this one's batcher never runs one wallet's claims at once) waits for the first
+ * insert, then inserts nothing and reads that pass. One statement rather than
+ * BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only a message stored with exactly that text
+ * is used.
+ */
+export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]): Promise<ClaimOutcome[]> {
+  const rows = await jobs.change<{ used: boolean; created: boolean }>(
+    statementWithJobs({
+      with: `input as (
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
+           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, position)
+       ), used as (
+         update sign_in_messages m set used_at = i.at
+         from input i
+         where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
+           and (i.exact_text is null or m.message = i.exact_text)
+         returning m.nonce_hash, m.public_key
+       ), locked as (
+         -- In key order, as the inits' statement locks them: a batch of claims and a batch of
+         -- inits of the same keys never wait for each other in a cycle (a deadlock, answered 503).
+         select w.public_key from wallet_pending w where w.public_key in (select public_key from used) order by w.public_key for update
+       ), freed as (
+         -- A used message is no longer pending: its key may be issued another.
+         update wallet_pending w set pending = w.pending - u.nonces
+         from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
+         join locked l on l.public_key = u.public_key
+         where w.public_key = u.public_key
+       ), changed as (
+         insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+         select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
+         from input i join used u on u.nonce_hash = i.nonce_hash
+         on conflict (public_key) do nothing
+         returning serial_number as key
+       )`,
+      jobsParam: '$8',
+      select: `select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
+              exists (select 1 from changed c where c.key = i.serial_number) as created
+       from input i order by i.position`,
+    }),
+    [
+      claims.map((c) => c.nonceHash),
+      claims.map((c) => c.publicKey),
+      claims.map((c) => c.exactText ?? null),
+      claims.map((c) => c.now.toISOString()),
+      claims.map((c) => c.newPass.serialNumber),
+      claims.map((c) => c.newPass.downloadIdHash),
+      claims.map((c) => c.newPass.walletType),
+      jobsParameter(claims.flatMap((c) => c.onCreated.map((job) => ({ ...job, key: c.newPass.serialNumber })))),
+    ],
+    db,
+  );
+  return rows.map((row) => ({ used: row.used, created: row.created }));
+}
+
 // ---- Changes of a pass after its claim (lib/passes/lifecycle.ts) ----
 
 /** The columns a change sets; those left out keep their value. */

@@ -1,29 +1,6 @@
-// The `operator_sessions` table, and the operator's sign-in messages (rows of `sign_in_messages`
-// with purpose 'operator', stored under their own nonce hash: lib/operators/sessions.ts). A session
-// opens in the same statement as its message is used, so of concurrent submissions exactly one wins.
-import { asDate, asOptionalDate, type Queryable } from './sql';
-
-export type OperatorMessage = { publicKey: string; message: string; expiresAt: Date; usedAt: Date | null };
-
-export async function insertOperatorMessage(
-  db: Queryable,
-  message: { nonceHash: string; publicKey: string; message: string; issuedAt: Date; expiresAt: Date },
-): Promise<void> {
-  await db.query(
-    `insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at, purpose) values ($1, $2, $3, $4, $5, 'operator')`,
-    [message.nonceHash, message.publicKey, message.message, message.issuedAt.toISOString(), message.expiresAt.toISOString()],
-  );
-}
-
-/** An operator message by its nonce hash; a claim message is never returned. */
-export async function findOperatorMessage(db: Queryable, nonceHash: string): Promise<OperatorMessage | undefined> {
-  const [row] = await db.query<{ publicKey: string; message: string; expiresAt: Date | string; usedAt: Date | string | null }>(
-    `select public_key as "publicKey", message, expires_at as "expiresAt", used_at as "usedAt"
-     from sign_in_messages where nonce_hash = $1 and purpose = 'operator'`,
-    [nonceHash],
-  );
-  return row && { ...row, expiresAt: asDate(row.expiresAt), usedAt: asOptionalDate(row.usedAt) };
-}
+// The `operator_sessions` table. A session opens in the same statement as its operator message
+// (messages.ts) is used, so of concurrent submissions of one message exactly one wins.
+import { asDate, type Queryable } from './sql';
 
 /**
  * Uses an operator message and opens its session, in one statement: of concurrent submissions of

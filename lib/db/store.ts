@@ -9,12 +9,11 @@ import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
 import type { Database } from './client';
-import { Jobs, jobsParameter, statementWithJobs, type JobInput } from './jobs';
-import { findPassOfWallet, type NewPass } from './passes';
+import { Jobs } from './jobs';
+import { findMessage, insertMessages, purgeMessagesExpiredBefore, type InsertOutcome, type NewMessage } from './messages';
+import { claimPasses, findPassOfWallet, type ClaimOutcome, type NewPass, type PassClaim } from './passes';
 import type { SignInMessageRow } from './schema';
-import { asDate, type Queryable } from './sql';
-
-export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
+import type { Queryable } from './sql';
 
 /** not_redeemed: no such unused, unexpired message (with that text) for that key; the caller finds out which. */
 export type Redemption = { kind: 'created'; pass: NewPass } | { kind: 'existing'; pass: NewPass } | { kind: 'not_redeemed' };
@@ -24,19 +23,6 @@ const MAX_BATCH = 64;
 
 /** Unused, unexpired messages one public key may hold when no limit is given (PENDING_MESSAGES_PER_KEY). */
 export const DEFAULT_PENDING_MESSAGES_PER_KEY = 5;
-
-type InsertOutcome = { inserted: true } | { inserted: false; retryAfterSeconds: number };
-
-type RedeemParams = {
-  nonceHash: string;
-  publicKey: string;
-  exactText?: string;
-  now: Date;
-  newPass: NewPass;
-  /** Jobs to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
-  onCreated: JobInput[];
-};
-type RedeemOutcome = { used: boolean; created: boolean };
 
 /**
  * Rows deleted per purge statement. PGlite runs each statement on the event loop's thread, so a
@@ -51,7 +37,7 @@ export class Store {
   private readonly availability: DatabaseAvailability;
   // Group commit (see batcher.ts): concurrent inits, claims and pings each share one statement.
   private readonly inserts: Batcher<NewMessage, InsertOutcome>;
-  private readonly redemptions: Batcher<RedeemParams, RedeemOutcome>;
+  private readonly redemptions: Batcher<PassClaim, ClaimOutcome>;
   private readonly pings: Batcher<null, void>;
 
   constructor(
@@ -65,10 +51,10 @@ export class Store {
     const common = { maxBatch: MAX_BATCH, concurrency: database.concurrency, retryAlone: (error: unknown) => !unavailability(error) };
     // One key's inits never share a statement: each checks and updates the key's wallet_pending
     // row, which one INSERT … ON CONFLICT DO UPDATE may touch only once.
-    this.inserts = new Batcher({ ...common, key: (message) => message.publicKey, run: (messages) => this.insertMessages(messages) });
+    this.inserts = new Batcher({ ...common, key: (message) => message.publicKey, run: (messages) => insertMessages(this.database, messages, this.limits.pendingMessagesPerKey, Date.now()) });
     // One wallet's claims never run at once: in one statement a second INSERT of its pass would
     // not wait for the first, and in two concurrent statements they could deadlock.
-    this.redemptions = new Batcher({ ...common, key: (claim) => claim.publicKey, run: (claims) => this.redeemMessages(claims) });
+    this.redemptions = new Batcher({ ...common, key: (claim) => claim.publicKey, run: (claims) => claimPasses(this.jobs, this.database, claims) });
     this.pings = new Batcher<null, void>({
       ...common,
       maxBatch: Number.MAX_SAFE_INTEGER,
@@ -117,70 +103,12 @@ export class Store {
     });
   }
 
-  /**
-   * The inits of one batch (one per key) in one statement. The key's wallet_pending row is the
-   * cap: its upsert takes the row's lock, so concurrent inits of one key (here or on another
-   * instance) run one after the other, each seeing the latest entries. Expired entries are
-   * dropped, and the message's own entry is added only while fewer than the cap remain; the
-   * message row is inserted only if its entry was. Every row is updated, admitted or not, so
-   * RETURNING gives each key's entries (and the earliest expiry for a refusal's Retry-After).
-   */
-  private async insertMessages(messages: NewMessage[]): Promise<InsertOutcome[]> {
-    const now = Date.now();
-    const rows = await this.database.query<{ inserted: boolean; earliest: string | number | null }>(
-      `with input as (
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-           with ordinality as t(nonce_hash, public_key, message, issued_at, expires_at, position)
-       ), pending as (
-         insert into wallet_pending as w (public_key, pending, last_expires_at)
-         select public_key, jsonb_build_object(nonce_hash, (extract(epoch from expires_at) * 1000)::bigint), expires_at from input
-         order by public_key -- rows are locked in key order, as the claims' statement locks them: no deadlock between the two
-         on conflict (public_key) do update set
-           pending = case
-             when (select count(*) from jsonb_each(w.pending) e where (e.value)::bigint > $6) < $7
-               then coalesce((select jsonb_object_agg(e.key, e.value) from jsonb_each(w.pending) e where (e.value)::bigint > $6), '{}'::jsonb) || excluded.pending
-             else coalesce((select jsonb_object_agg(e.key, e.value) from jsonb_each(w.pending) e where (e.value)::bigint > $6), '{}'::jsonb)
-           end,
-           last_expires_at = greatest(w.last_expires_at, excluded.last_expires_at)
-         returning public_key, pending
-       ), inserted as (
-         insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
-         select i.nonce_hash, i.public_key, i.message, i.issued_at, i.expires_at
-         from input i join pending p on p.public_key = i.public_key and p.pending ? i.nonce_hash
-         returning nonce_hash
-       )
-       select exists (select 1 from inserted x where x.nonce_hash = i.nonce_hash) as inserted,
-              (select min((e.value)::bigint) from pending p, jsonb_each(p.pending) e where p.public_key = i.public_key) as earliest
-       from input i order by i.position`,
-      [
-        messages.map((m) => m.nonceHash),
-        messages.map((m) => m.publicKey),
-        messages.map((m) => m.message),
-        messages.map((m) => m.issuedAt.toISOString()),
-        messages.map((m) => m.expiresAt.toISOString()),
-        now,
-        this.limits.pendingMessagesPerKey,
-      ],
-    );
-    return rows.map((row): InsertOutcome =>
-      row.inserted ? { inserted: true } : { inserted: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row.earliest ?? now) - now) / 1000)) },
-    );
-  }
-
   findMessage(nonceHash: string): Promise<SignInMessageRow | undefined> {
-    return this.guard(async () => {
-      const [row] = await this.database.query<SignInMessageRow>(
-        `select nonce_hash as "nonceHash", public_key as "publicKey", message,
-                issued_at as "issuedAt", expires_at as "expiresAt", used_at as "usedAt"
-         from sign_in_messages where nonce_hash = $1`,
-        [nonceHash],
-      );
-      return row && { ...row, issuedAt: asDate(row.issuedAt), expiresAt: asDate(row.expiresAt), usedAt: row.usedAt && asDate(row.usedAt) };
-    });
+    return this.guard(() => findMessage(this.database, nonceHash));
   }
 
-  /** Uses the message and gives its wallet a pass, both or neither (see redeemMessages). */
-  redeemMessage(params: RedeemParams): Promise<Redemption> {
+  /** Uses the message and gives its wallet a pass, both or neither (passes.ts, claimPasses). */
+  redeemMessage(params: PassClaim): Promise<Redemption> {
     const { publicKey, newPass } = params;
     return this.guard(async (): Promise<Redemption> => {
       const outcome = await this.redemptions.submit(params);
@@ -195,92 +123,11 @@ export class Store {
   }
 
   /**
-   * The claims of one batch in one statement (one transaction per batch: all or none). The
-   * UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent claims of one message
-   * exactly one updates the row (the others wait for it, then find it used). The unique key on
-   * public_key is the one-pass rule: a concurrent claim by the same wallet (from another
-   * instance: this one's batcher never runs one wallet's claims at once) waits for the first
-   * insert, then inserts nothing and reads that pass. One statement rather than
-   * BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only a message stored with exactly that text
-   * is used.
-   */
-  private async redeemMessages(claims: RedeemParams[]): Promise<RedeemOutcome[]> {
-    const rows = await this.jobs.change<{ used: boolean; created: boolean }>(
-      statementWithJobs({
-        with: `input as (
-           select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
-             with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, position)
-         ), used as (
-           update sign_in_messages m set used_at = i.at
-           from input i
-           where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
-             and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
-             and (i.exact_text is null or m.message = i.exact_text)
-           returning m.nonce_hash, m.public_key
-         ), locked as (
-           -- In key order, as the inits' statement locks them: a batch of claims and a batch of
-           -- inits of the same keys never wait for each other in a cycle (a deadlock, answered 503).
-           select w.public_key from wallet_pending w where w.public_key in (select public_key from used) order by w.public_key for update
-         ), freed as (
-           -- A used message is no longer pending: its key may be issued another.
-           update wallet_pending w set pending = w.pending - u.nonces
-           from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
-           join locked l on l.public_key = u.public_key
-           where w.public_key = u.public_key
-         ), changed as (
-           insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
-           select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
-           from input i join used u on u.nonce_hash = i.nonce_hash
-           on conflict (public_key) do nothing
-           returning serial_number as key
-         )`,
-        jobsParam: '$8',
-        select: `select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
-                exists (select 1 from changed c where c.key = i.serial_number) as created
-         from input i order by i.position`,
-      }),
-      [
-        claims.map((c) => c.nonceHash),
-        claims.map((c) => c.publicKey),
-        claims.map((c) => c.exactText ?? null),
-        claims.map((c) => c.now.toISOString()),
-        claims.map((c) => c.newPass.serialNumber),
-        claims.map((c) => c.newPass.downloadIdHash),
-        claims.map((c) => c.newPass.walletType),
-        jobsParameter(claims.flatMap((c) => c.onCreated.map((job) => ({ ...job, key: c.newPass.serialNumber })))),
-      ],
-      this.database,
-    );
-    return rows.map((row) => ({ used: row.used, created: row.created }));
-  }
-
-  /**
    * Deletes messages that expired before `before`, and the per-key bookkeeping of keys whose every
-   * pending message has (their rows only grow back on an init); returns how many messages.
+   * pending message has; returns how many messages.
    */
   purgeMessagesExpiredBefore(before: Date): Promise<number> {
-    return this.guard(async () => {
-      const total = await this.deleteInBatches('sign_in_messages', 'nonce_hash', 'expires_at', before);
-      await this.deleteInBatches('wallet_pending', 'public_key', 'last_expires_at', before);
-      return total;
-    });
-  }
-
-  /** Deletes the rows of `table` whose `column` is before `before`, a batch per statement. */
-  private async deleteInBatches(table: string, key: string, column: string, before: Date): Promise<number> {
-    const batch = PURGE_BATCH[this.database.kind];
-    let total = 0;
-    for (;;) {
-      const [{ deleted }] = (await this.database.query<{ deleted: number }>(
-        `with gone as (
-           delete from ${table} where ${key} in (select ${key} from ${table} where ${column} < $1 limit $2) returning 1
-         )
-         select count(*)::int as deleted from gone`,
-        [before.toISOString(), batch],
-      )) as [{ deleted: number }];
-      total += deleted;
-      if (deleted < batch) return total;
-    }
+    return this.guard(() => purgeMessagesExpiredBefore(this.database, before, PURGE_BATCH[this.database.kind]));
   }
 
   close(): Promise<void> {
