@@ -134,7 +134,8 @@ async function redeem(
   const serialNumber = asSerialNumber(randomUUID());
   // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
   // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.
-  const onCreated = webhookEventJobs(services.config, 'pass.created', webhookEventData({ serialNumber, publicKey: params.publicKey, walletType: params.walletType }), now);
+  const created = webhookEventData({ serialNumber, publicKey: params.publicKey, walletType: params.walletType });
+  const onCreated = webhookEventJobs(services.config, 'pass.created', created, now);
   const outcome = await services.store.redeemMessage({
     nonceHash: params.nonceHash,
     publicKey: params.publicKey,

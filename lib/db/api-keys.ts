@@ -8,7 +8,10 @@ type ApiKeyRowOut = { id: string; name: string | null; createdBy: string; create
 const API_KEY_COLUMNS = `id, name, created_by as "createdBy", created_at as "createdAt", last_used_at as "lastUsedAt"`;
 const toApiKey = (row: ApiKeyRowOut): ApiKeyInfo => ({ ...row, createdAt: asDate(row.createdAt), lastUsedAt: asOptionalDate(row.lastUsedAt) });
 
-export async function insertApiKey(db: Queryable, key: { id: string; keyHash: string; name: string | null; createdBy: string; createdAt: Date }): Promise<void> {
+export async function insertApiKey(
+  db: Queryable,
+  key: { id: string; keyHash: string; name: string | null; createdBy: string; createdAt: Date },
+): Promise<void> {
   await db.query(`insert into operator_api_keys (id, key_hash, name, created_by, created_at) values ($1, $2, $3, $4, $5)`, [
     key.id,
     key.keyHash,

@@ -160,7 +160,10 @@ export class Jobs {
 
   /** Records the attempt `token` of job `id` as done (nothing when another attempt holds it now). */
   async finish(id: number, token: string): Promise<void> {
-    await this.db.query(`update jobs set done_at = now(), locked_until = null, locked_by = null, last_error = null where id = $1 and locked_by = $2`, [id, token]);
+    await this.db.query(`update jobs set done_at = now(), locked_until = null, locked_by = null, last_error = null where id = $1 and locked_by = $2`, [
+      id,
+      token,
+    ]);
   }
 
   /** Hands a job back unfinished and uncounted (its attempt was cut short by a shutdown): due now, for any instance. */
@@ -175,7 +178,11 @@ export class Jobs {
    * Records a failed attempt: the job is given up when `permanent` or when it was enqueued at least
    * `retryWindowMs` ago, and otherwise due again in `delayMs`. Undefined when another attempt holds it now.
    */
-  async fail(id: number, token: string, failure: { error: string; permanent: boolean; retryWindowMs: number; delayMs: number }): Promise<{ failed: boolean } | undefined> {
+  async fail(
+    id: number,
+    token: string,
+    failure: { error: string; permanent: boolean; retryWindowMs: number; delayMs: number },
+  ): Promise<{ failed: boolean } | undefined> {
     const [row] = await this.db.query<{ failed: boolean }>(
       `update jobs set last_error = $3, locked_until = null, locked_by = null,
          failed_at = case when $4::boolean or created_at <= now() - $5 * interval '1 millisecond' then now() end,

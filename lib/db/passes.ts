@@ -80,7 +80,8 @@ const toPassWithFile = (row: PassRowOut & { pkpass: Uint8Array | null }): PassWi
 /** How a pass is looked up: by its public serial, or by the hash of its secret download id. */
 export type PassKey = { serialNumber: SerialNumber } | { downloadIdHash: string };
 
-const keyCondition = (key: PassKey) => ('serialNumber' in key ? { where: 'p.serial_number = $1', value: key.serialNumber } : { where: 'p.download_id_hash = $1', value: key.downloadIdHash });
+const keyCondition = (key: PassKey) =>
+  'serialNumber' in key ? { where: 'p.serial_number = $1', value: key.serialNumber } : { where: 'p.download_id_hash = $1', value: key.downloadIdHash };
 
 export async function findPass(db: Queryable, key: PassKey): Promise<Pass | undefined> {
   const { where, value } = keyCondition(key);

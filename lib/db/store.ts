@@ -51,7 +51,11 @@ export class Store {
     const common = { maxBatch: MAX_BATCH, concurrency: database.concurrency, retryAlone: (error: unknown) => !unavailability(error) };
     // One key's inits never share a statement: each checks and updates the key's wallet_pending
     // row, which one INSERT … ON CONFLICT DO UPDATE may touch only once.
-    this.inserts = new Batcher({ ...common, key: (message) => message.publicKey, run: (messages) => insertMessages(this.database, messages, this.limits.pendingMessagesPerKey, Date.now()) });
+    this.inserts = new Batcher({
+      ...common,
+      key: (message) => message.publicKey,
+      run: (messages) => insertMessages(this.database, messages, this.limits.pendingMessagesPerKey, Date.now()),
+    });
     // One wallet's claims never run at once: in one statement a second INSERT of its pass would
     // not wait for the first, and in two concurrent statements they could deadlock.
     this.redemptions = new Batcher({ ...common, key: (claim) => claim.publicKey, run: (claims) => claimPasses(this.jobs, this.database, claims) });

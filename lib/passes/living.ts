@@ -81,7 +81,8 @@ export async function currentPassFile(
     const content = passContentOf(current, living.tokenKey);
     const pkpass = await buildPkpass(content, deps.issuer);
     const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
-    current = await savePassFile(deps.store.sql, current.serialNumber, current.version, { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken!) });
+    const file = { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken!) };
+    current = await savePassFile(deps.store.sql, current.serialNumber, current.version, file);
   }
 }
 
