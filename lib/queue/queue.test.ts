@@ -1,10 +1,11 @@
 // The durable job queue on a real database (PGlite, and PostgreSQL when TEST_DATABASE_URL is set):
-// jobs run once, failures are retried with backoff, a permanent failure stops, jobs survive a
+// jobs run once, a change's jobs are enqueued only with the change, failures are retried with backoff, a permanent failure stops, jobs survive a
 // restart, a lease that ran out hands the job to another worker, and on PostgreSQL two instances
 // sharing the database run each job once.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, TestApp } from '@/test/support/app';
 import { eventually, sleep } from '@/scripts/support/server-process';
+import { jobsParameter, statementWithJobs } from '@/lib/db/jobs';
 import { PermanentJobFailure, type TaskList } from './index';
 import { DEFAULT_WORKER_OPTIONS, JobWorker, retryDelayMs, MAX_RETRY_DELAY_MS } from './worker';
 
@@ -130,6 +131,36 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     });
     await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 8000, 'job done after restart');
     expect(ran).toBe(1);
+  });
+
+  it('enqueues a change\'s jobs with it, for the rows it changed only, and wakes the worker', async () => {
+    const app = await open();
+    const kind = newKind();
+    const seen: unknown[] = [];
+    startWorker(app, {
+      [kind]: async (payload) => {
+        seen.push(payload);
+      },
+    });
+    // A stand-in change: the keys of $1 that $2 lets through are "changed".
+    const statement = statementWithJobs({
+      with: `changed as (select k as key from unnest($1::text[]) as k where k = any($2::text[]))`,
+      jobsParam: '$3',
+      select: `select count(*)::int as changed from changed`,
+    });
+    const jobs = jobsParameter(['a', 'b', 'c'].map((key) => ({ key, kind, payload: { key } })));
+    const started = Date.now();
+    const [row] = await app.services.store.jobs.change<{ changed: number }>(statement, [['a', 'b', 'c'], ['b'], jobs]);
+    expect(row).toEqual({ changed: 1 }); // `queued` is the helper's, not the caller's
+    await eventually(async () => (seen.length === 1 ? true : undefined), 5000, 'job run');
+    expect(Date.now() - started).toBeLessThan(900); // woken at once, not at the next poll
+    expect(seen).toEqual([{ key: 'b' }]);
+    // Nothing changed: nothing enqueued.
+    await app.services.store.jobs.change(statement, [['a'], [], jobs]);
+    const [{ count }] = (await app.services.store.sql.query<{ count: number }>(`select count(*)::int as count from jobs where kind = $1`, [kind])) as [
+      { count: number },
+    ];
+    expect(count).toBe(1);
   });
 
   it('hands a job whose lease ran out (its instance died) to the next claim', async () => {
