@@ -1,7 +1,7 @@
 // The durable job queue on a real database (PGlite, and PostgreSQL when TEST_DATABASE_URL is set):
-// jobs run once, a change's jobs are enqueued only with the change, failures are retried with backoff, a permanent failure stops, jobs survive a
-// restart, a lease that ran out hands the job to another worker, and on PostgreSQL two instances
-// sharing the database run each job once.
+// jobs run once, a change's jobs are enqueued only with the change, failures are retried with
+// backoff, a permanent failure stops, jobs survive a restart, a lease that ran out hands the job to
+// another worker, and on PostgreSQL two instances sharing the database run each job once.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, TestApp } from '@/test/support/app';
 import { eventually, sleep } from '@/scripts/support/server-process';
