@@ -72,6 +72,14 @@ export async function issueMessage(services: IssueDeps, publicKey: string): Prom
 
 export type ClaimResult = { created: boolean; downloadUrl: string };
 
+/** What a claim needs. */
+export type ClaimDeps = EligibilityDeps & {
+  config: Pick<Config, 'webhook' | 'publicBaseUrl'>;
+  store: Pick<Store, 'findMessage' | 'redeemMessage' | 'sql'>;
+  /** The HMAC key download ids are derived under (lib/passes/download-id.ts). */
+  downloadIdKey: Buffer;
+};
+
 /**
  * Redeems a signed message for the wallet's pass. Only a holder of the key learns whether a
  * message was already used or has expired: those answers come after the signature has verified.
@@ -81,14 +89,6 @@ export type ClaimResult = { created: boolean; downloadUrl: string };
  * stored text is that same text. Anything else (a signIn-built text, a replay, a bad signature)
  * goes the full way below, whose checks give every answer in the documented order.
  */
-/** What a claim needs. */
-export type ClaimDeps = EligibilityDeps & {
-  config: Pick<Config, 'webhook' | 'publicBaseUrl'>;
-  store: Pick<Store, 'findMessage' | 'redeemMessage' | 'sql'>;
-  /** The HMAC key download ids are derived under (lib/passes/download-id.ts). */
-  downloadIdKey: Buffer;
-};
-
 export async function claimWalletPass(services: ClaimDeps, claim: ClaimBody): Promise<ClaimResult> {
   const nonce = nonceOf(claim.message);
   if (!nonce) throw notIssued();
