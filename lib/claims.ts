@@ -2,18 +2,23 @@
 // file, check a pass's serial, and give its Google Wallet link. Routes call these; each returns
 // a value or throws an AppError with a code.
 import { createHash, randomUUID } from 'node:crypto';
-import { requireEligible } from './eligibility/gate';
-import { downloadIdOf } from './passes/download-id';
-import { AppError } from './errors';
-import { redact } from './log';
-import { currentPassFile, googleSaveLink } from './passes/living';
 import type { ClaimBody } from './api/endpoints/claims.schemas';
 import type { PassCheck } from './api/endpoints/passes.schemas';
-import type { Services } from './services';
+import type { Config } from './config';
+import { findPass, findPassWithFile, setDownloadIdHash } from './db/passes';
+import type { Store } from './db/store';
+import { requireEligible, type EligibilityDeps } from './eligibility/gate';
+import { downloadIdOf } from './passes/download-id';
+import { AppError } from './errors';
+import { redact, type Logger } from './log';
+import { asDownloadId, asSerialNumber, type DownloadId } from './passes/ids';
+import { currentPassFile, googleSaveLink, type Living } from './passes/living';
+import type { PassIssuer } from './passes/pkpass';
+import type { GoogleWallet } from './passes/google-wallet';
+import type { InitBudget } from './rate-limit';
 import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, verifySignInSignature, type SignInFields, type SignInRefusal } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
-import { notifyJobsEnqueued } from './queue';
-import { enqueueWebhookEvent, webhookEventJob, type WebhookEventData, type WebhookEventType } from './webhooks';
+import { enqueueWebhookEvent, webhookEventData, webhookEventJobs, type EventPass, type WebhookEventType } from './webhooks';
 
 /**
  * SHA-256 of a secret (nonce, pass id): what the database stores as the lookup key. Threat: an
@@ -26,7 +31,14 @@ function lookupHash(secret: string): string {
 
 export type IssuedMessage = SignInFields & { message: string };
 
-export async function issueMessage(services: Services, publicKey: string): Promise<IssuedMessage> {
+/** What issuing a message needs. */
+export type IssueDeps = EligibilityDeps & {
+  config: Pick<Config, 'domain' | 'publicBaseUrl' | 'statement' | 'chainId' | 'nonceTtlSeconds'>;
+  store: Pick<Store, 'insertMessage'>;
+  initBudget: InitBudget;
+};
+
+export async function issueMessage(services: IssueDeps, publicKey: string): Promise<IssuedMessage> {
   const { config, store } = services;
   const budget = await services.initBudget.consume();
   if (!budget.allowed) {
@@ -59,6 +71,14 @@ export async function issueMessage(services: Services, publicKey: string): Promi
 
 export type ClaimResult = { created: boolean; downloadUrl: string };
 
+/** What a claim needs. */
+export type ClaimDeps = EligibilityDeps & {
+  config: Pick<Config, 'webhook' | 'publicBaseUrl'>;
+  store: Pick<Store, 'findMessage' | 'redeemMessage' | 'sql'>;
+  /** The HMAC key download ids are derived under (lib/passes/download-id.ts). */
+  downloadIdKey: Buffer;
+};
+
 /**
  * Redeems a signed message for the wallet's pass. Only a holder of the key learns whether a
  * message was already used or has expired: those answers come after the signature has verified.
@@ -68,7 +88,7 @@ export type ClaimResult = { created: boolean; downloadUrl: string };
  * stored text is that same text. Anything else (a signIn-built text, a replay, a bad signature)
  * goes the full way below, whose checks give every answer in the documented order.
  */
-export async function claimWalletPass(services: Services, claim: ClaimBody): Promise<ClaimResult> {
+export async function claimWalletPass(services: ClaimDeps, claim: ClaimBody): Promise<ClaimResult> {
   const nonce = nonceOf(claim.message);
   if (!nonce) throw notIssued();
   const redemption = { nonceHash: lookupHash(nonce), publicKey: claim.publicKey, walletType: claim.walletType };
@@ -97,14 +117,15 @@ export async function claimWalletPass(services: Services, claim: ClaimBody): Pro
 
 /** Uses the message and gives its wallet its pass; undefined when there was nothing to redeem. */
 async function redeem(
-  services: Services,
+  services: ClaimDeps,
   params: { nonceHash: string; publicKey: string; walletType: WalletType; exactText?: string },
 ): Promise<ClaimResult | undefined> {
   const now = new Date();
-  const serialNumber = randomUUID();
+  const serialNumber = asSerialNumber(randomUUID());
   // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
   // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.
-  const onCreated = webhookEventJob(services.config, 'pass.created', { serialNumber, publicKey: params.publicKey, walletType: params.walletType }, now);
+  const created = webhookEventData({ serialNumber, publicKey: params.publicKey, walletType: params.walletType });
+  const onCreated = webhookEventJobs(services.config, 'pass.created', created, now);
   const outcome = await services.store.redeemMessage({
     nonceHash: params.nonceHash,
     publicKey: params.publicKey,
@@ -120,13 +141,12 @@ async function redeem(
     onCreated,
   });
   if (outcome.kind === 'not_redeemed') return undefined;
-  if (outcome.kind === 'created' && onCreated) notifyJobsEnqueued();
   // The same id as at creation: derived again from the serial, never read back from storage.
   const downloadId = downloadIdOf(services.downloadIdKey, outcome.pass.serialNumber);
   if (outcome.kind === 'existing' && lookupHash(downloadId) !== outcome.pass.downloadIdHash) {
     // Claimed before ids were derived, or under another key: its wallet, just proven, gets a
     // working link (the old one stops working).
-    await services.store.setDownloadIdHash(outcome.pass.serialNumber, lookupHash(downloadId));
+    await setDownloadIdHash(services.store.sql, outcome.pass.serialNumber, lookupHash(downloadId));
     services.log.warn(
       { event: 'download_id_rekeyed', serial: outcome.pass.serialNumber },
       'a returning wallet\'s pass had a download id not derived under this DOWNLOAD_ID_KEY: it now has a new link (do all instances share one DOWNLOAD_ID_KEY?)',
@@ -150,7 +170,7 @@ const refused: Record<SignInRefusal, () => AppError> = {
   message_expired: expired,
 };
 
-export function downloadUrl(services: Services, downloadId: string): string {
+export function downloadUrl(services: { config: Pick<Config, 'publicBaseUrl'> }, downloadId: DownloadId): string {
   return `${services.config.publicBaseUrl}/download?pass=${downloadId}`;
 }
 
@@ -162,8 +182,11 @@ const passNotFound = () => new AppError('pass_not_found', 'No pass has this id.'
  * The current .pkpass of a download id: built on first download and after every change of the
  * pass, otherwise served byte-identical from storage (lib/passes/living.ts).
  */
-export async function getPassFile(services: Services, passId: string): Promise<PassFile & { lastModified: Date }> {
-  const pass = await services.living.store.passByDownloadIdHash(lookupHash(passId));
+export async function getPassFile(
+  services: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
+  passId: string,
+): Promise<PassFile & { lastModified: Date }> {
+  const pass = await findPassWithFile(services.store.sql, { downloadIdHash: lookupHash(asDownloadId(passId)) });
   if (!pass) throw passNotFound();
   return currentPassFile(services, pass);
 }
@@ -172,26 +195,32 @@ export async function getPassFile(services: Services, passId: string): Promise<P
  * The "Save to Google Wallet" link of a download id. Keyed by the secret download id, never by
  * the public serial: whoever has the link can save the pass.
  */
-export async function getGoogleSaveUrl(services: Services, passId: string): Promise<string> {
+export async function getGoogleSaveUrl(
+  services: { google?: GoogleWallet; living: Pick<Living, 'tokenKey' | 'googleApi'>; log: Logger; store: Pick<Store, 'sql'> },
+  passId: string,
+): Promise<string> {
   if (!services.google) {
     throw new AppError('google_wallet_not_configured', 'This service has no Google Wallet issuer configured; only the Apple Wallet pass is offered.');
   }
-  const pass = await services.living.store.passByDownloadIdHash(lookupHash(passId));
+  const pass = await findPass(services.store.sql, { downloadIdHash: lookupHash(asDownloadId(passId)) });
   if (!pass) throw passNotFound();
   return googleSaveLink(services, pass);
 }
 
 /** The scanner check: what this service issued under a public serial number. */
-export async function verifyPass(services: Services, serial: string): Promise<PassCheck> {
-  const pass = await services.living.store.passBySerial(serial);
+export async function verifyPass(
+  services: { config: Pick<Config, 'webhook' | 'organizationName'>; store: Pick<Store, 'sql' | 'jobs'>; log: Logger },
+  serial: string,
+): Promise<PassCheck> {
+  const pass = await findPass(services.store.sql, { serialNumber: asSerialNumber(serial) });
   if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
   if (services.config.webhook) await announce(services, 'pass.scanned', pass);
   return {
     genuine: true,
     status: pass.status === 'voided' ? 'voided' : 'active',
     voidReason: pass.status === 'voided' ? (pass.voidReason ?? null) : null,
-    expirationDate: pass.expiresAt?.toISOString() ?? null,
-    expired: pass.expiresAt !== null && pass.expiresAt.getTime() <= Date.now(),
+    expirationDate: pass.expirationDate?.toISOString() ?? null,
+    expired: pass.expirationDate !== null && pass.expirationDate.getTime() <= Date.now(),
     serialNumber: pass.serialNumber,
     publicKey: pass.publicKey,
     walletType: isWalletType(pass.walletType) ? pass.walletType : 'Generic',
@@ -204,9 +233,13 @@ export async function verifyPass(services: Services, serial: string): Promise<Pa
  * Enqueues a webhook event after the change that caused it. A failure to enqueue is logged, not
  * answered: the pass exists (or was checked) either way, and the client must not retry for it.
  */
-async function announce(services: Services, type: WebhookEventType, pass: WebhookEventData): Promise<void> {
+async function announce(
+  services: { config: Pick<Config, 'webhook'>; store: Pick<Store, 'jobs'>; log: Logger },
+  type: WebhookEventType,
+  pass: EventPass,
+): Promise<void> {
   try {
-    await enqueueWebhookEvent(services, type, { serialNumber: pass.serialNumber, publicKey: pass.publicKey, walletType: pass.walletType });
+    await enqueueWebhookEvent(services, type, webhookEventData(pass), new Date());
   } catch (error) {
     services.log.warn({ event: 'webhook_enqueue_failed', type, serial: pass.serialNumber, err: (error as Error).message }, 'webhook event not enqueued');
   }

@@ -1,8 +1,8 @@
 // Whether this instance can serve: its database answers. (Redis is not part of it: without Redis
 // the service keeps working on per-instance rate limits.)
-import type { Services } from './services';
+import type { Store } from './db/store';
 
-export async function checkHealth(services: Services): Promise<{ status: 'healthy' | 'unhealthy' }> {
+export async function checkHealth(services: { store: Pick<Store, 'ping'> }): Promise<{ status: 'healthy' | 'unhealthy' }> {
   const healthy = await services.store.ping().then(
     () => true,
     () => false,

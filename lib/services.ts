@@ -12,13 +12,12 @@ import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
 import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createManifestSigner } from './passes/manifest-signer';
-import { registerChangeJobs } from './passes/change-jobs';
+import { changeTasks } from './passes/change-jobs';
 import { createLiving, type Living } from './passes/living';
 import type { PassIssuer } from './passes/pkpass';
 import { DEFAULT_WORKER_OPTIONS, JobWorker } from './queue/worker';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
-// Registers the webhook delivery handler with the job queue.
-import './webhooks';
+import { webhookTasks } from './webhooks';
 
 export type Services = {
   config: Config;
@@ -80,8 +79,7 @@ export async function createServices(config: Config): Promise<Services> {
       `DOWNLOAD_ID_KEY is not set: download ids are derived under the key in ${config.dataDir}; every instance sharing this database must use one key (set DOWNLOAD_ID_KEY)`,
     );
   }
-  const living = createLiving(config, store, signing, google);
-  registerChangeJobs();
+  const living = createLiving(config, signing, google);
   const limiter = createRateLimiter(
     { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix },
     log,
@@ -114,6 +112,14 @@ export async function createServices(config: Config): Promise<Services> {
       })
     : undefined;
 
+  // The job kinds this instance runs, each handler given what it uses.
+  const jobs = new JobWorker({
+    handlers: { ...webhookTasks({ config }), ...changeTasks({ config, store, living }) },
+    jobs: store.jobs,
+    log,
+    options: { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: config.jobRetryBaseMs },
+  });
+
   const services: Services = {
     config,
     log,
@@ -131,21 +137,19 @@ export async function createServices(config: Config): Promise<Services> {
     },
     google,
     eligibility,
-    jobs: undefined as unknown as JobWorker,
+    jobs,
     living,
     async close() {
       clearInterval(purgeTimer);
       await stopRechecks();
       // First, so no job starts against a closing store; jobs under way finish or are handed back.
-      await services.jobs.stop();
+      await jobs.stop();
       living.close();
       await limiter.close();
       await store.close();
     },
   };
-  // The worker's handlers get the services, so it is made once they exist.
-  services.jobs = new JobWorker(services, store.sql, { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: config.jobRetryBaseMs });
-  services.jobs.start();
+  jobs.start();
   const stopRechecks = startRechecks(services);
   return services;
 }

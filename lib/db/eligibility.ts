@@ -1,7 +1,7 @@
-// Storage of the eligibility re-checks: the lease that lets one instance run a round at a time,
-// the rounds' records, and the passes a round reads. Plain parameterized SQL through the store's
-// guarded `sql`, the same on PGlite and PostgreSQL.
-import type { Queryable } from './store';
+// The tables of the eligibility re-checks: `eligibility_lease`, which lets one instance run a round
+// at a time, and `eligibility_rounds`, the rounds' records (the passes a round reads: passes.ts).
+// Plain parameterized SQL through the store's guarded `sql`, the same on PGlite and PostgreSQL.
+import { asDate, asOptionalDate, type Queryable } from './sql';
 
 export type RoundRecord = {
   id: number;
@@ -12,11 +12,6 @@ export type RoundRecord = {
   restored: number;
   error: string | null;
 };
-
-/** A pass a round checks: active, or voided by an earlier round (never one an operator voided). */
-export type RecheckPass = { serialNumber: string; publicKey: string; status: 'active' | 'voided' };
-
-const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
 /**
  * Takes the lease for `holder` when no instance holds it and no round began within
@@ -69,22 +64,12 @@ export async function lastRound(db: Queryable): Promise<RoundRecord | undefined>
     `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, error
      from eligibility_rounds order by started_at desc, id desc limit 1`,
   );
-  return row && { ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: row.finishedAt && asDate(row.finishedAt) };
+  return row && { ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: asOptionalDate(row.finishedAt) };
 }
 
 export async function allRounds(db: Queryable): Promise<RoundRecord[]> {
   const rows = await db.query<RoundRecord & { id: number | string; startedAt: Date | string; finishedAt: Date | string | null }>(
     `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, error from eligibility_rounds order by id`,
   );
-  return rows.map((row) => ({ ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: row.finishedAt && asDate(row.finishedAt) }));
-}
-
-/** The next page of passes to check, after `afterSerial`, in serial order (keyset: stable while passes change). */
-export async function passesToRecheck(db: Queryable, afterSerial: string, limit: number): Promise<RecheckPass[]> {
-  return db.query<RecheckPass>(
-    `select serial_number as "serialNumber", public_key as "publicKey", status from passes
-     where serial_number > $1 and (status = 'active' or (status = 'voided' and void_reason = 'not_eligible'))
-     order by serial_number limit $2`,
-    [afterSerial, limit],
-  );
+  return rows.map((row) => ({ ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: asOptionalDate(row.finishedAt) }));
 }

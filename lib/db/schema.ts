@@ -57,9 +57,9 @@ export const passes = pgTable(
   /** Moves on every change of the pass; equals claimed_at at creation. */
   updatedAt: instant('updated_at').notNull().default(sql`now()`),
   /** Set by an operator: after it, Wallet shows the pass as expired and the scanner check refuses it. */
-  expiresAt: instant('expires_at'),
+  expirationDate: instant('expires_at'),
   /** Set by an operator: when Wallet brings the pass forward (an event's start). */
-  relevantAt: instant('relevant_at'),
+  relevantDate: instant('relevant_at'),
   // ---- Living passes (docs/living-passes.md) ----
   /** SHA-256 (hex) of the pass's authenticationToken (derived, never stored): set when its file is first built. */
   authTokenHash: text('auth_token_hash'),
@@ -200,4 +200,3 @@ export const walletPending = pgTable(
 );
 
 export type SignInMessageRow = typeof signInMessages.$inferSelect;
-export type PassRow = typeof passes.$inferSelect;

@@ -1,11 +1,15 @@
 // The claim path's eligibility gate: a wallet that does not meet CLAIM_POLICY is refused with
 // not_eligible, and an RPC that cannot answer in time is a 503, before anything is stored.
 import { AppError } from '../errors';
-import type { Services } from '../services';
+import type { Logger } from '../log';
 import { ChainUnavailable } from './chain';
+import type { EligibilityChecker } from './checker';
+
+/** What the gate needs: the checker (none without CLAIM_POLICY) and the log. */
+export type EligibilityDeps = { eligibility?: EligibilityChecker; log: Logger };
 
 /** Throws not_eligible or service_unavailable unless the wallet meets the policy (callers skip it when there is none). */
-export async function requireEligible(services: Services, wallet: string): Promise<void> {
+export async function requireEligible(services: EligibilityDeps, wallet: string): Promise<void> {
   const checker = services.eligibility;
   if (!checker) return;
   let verdict;

@@ -7,19 +7,25 @@
 // With several instances on one PostgreSQL, a lease row lets one instance run a round at a time,
 // and no instance starts one within the interval of the last (lib/db/eligibility.ts).
 import { randomUUID } from 'node:crypto';
+import type { Config } from '../config';
 import {
   finishRound,
   lastRound,
-  passesToRecheck,
   releaseRecheckLease,
   renewRecheckLease,
   startRound,
   takeRecheckLease,
   type RoundRecord,
 } from '../db/eligibility';
-import { restorePass, voidPass } from '../passes/lifecycle';
-import type { Services } from '../services';
-import { describeRule, type PolicyDescription } from './checker';
+import { passesToRecheck } from '../db/passes';
+import { restorePass, voidPass, type LifecycleDeps } from '../passes/lifecycle';
+import { describeRule, type EligibilityChecker, type PolicyDescription } from './checker';
+
+/** What a re-check round needs: the checker, and what voiding or restoring a pass needs. */
+export type RecheckDeps = LifecycleDeps & {
+  config: Pick<Config, 'webhook' | 'eligibilityRecheckSeconds'>;
+  eligibility?: Pick<EligibilityChecker, 'checkMany'>;
+};
 
 /** Passes per page: one batch of wallets, whose NFT metadata goes in getMultipleAccounts calls of up to 100. */
 export const RECHECK_PAGE = 100;
@@ -41,7 +47,7 @@ const INSTANCE = randomUUID();
  * has it or it is not due.
  */
 export async function runRecheckRound(
-  services: Services,
+  services: RecheckDeps,
   options: { intervalSeconds?: number; holder?: string; signal?: AbortSignal } = {},
 ): Promise<RoundOutcome> {
   const checker = services.eligibility;
@@ -62,7 +68,7 @@ export async function runRecheckRound(
         counts.error = 'stopped: the instance is shutting down';
         break;
       }
-      const page = await passesToRecheck(db, after, RECHECK_PAGE);
+      const page = await passesToRecheck(db, after, RECHECK_PAGE, NOT_ELIGIBLE);
       if (page.length === 0) break;
       after = page[page.length - 1]!.serialNumber;
       let verdicts;
@@ -103,7 +109,7 @@ export async function runRecheckRound(
  * it looks every min(interval, 60 s) whether a round is due, and runs it if it gets the lease.
  * Returns the function that stops it (waiting for a round under way).
  */
-export function startRechecks(services: Services): () => Promise<void> {
+export function startRechecks(services: RecheckDeps): () => Promise<void> {
   const seconds = services.config.eligibilityRecheckSeconds;
   if (!services.eligibility || seconds <= 0) return async () => {};
   let running: Promise<unknown> | undefined;
@@ -132,7 +138,10 @@ export type EligibilityStatus = {
 };
 
 /** What the operator console shows: the policy and the last re-check round. */
-export async function eligibilityStatus(services: Services): Promise<EligibilityStatus> {
+export async function eligibilityStatus(services: {
+  config: Pick<Config, 'claimPolicy' | 'eligibilityRecheckSeconds'>;
+  store: Pick<LifecycleDeps['store'], 'sql'>;
+}): Promise<EligibilityStatus> {
   const round = await lastRound(services.store.sql);
   return {
     policy: services.config.claimPolicy ? describeRule(services.config.claimPolicy) : null,

@@ -2,14 +2,18 @@
 // only its SHA-256 is stored. A key acts for the operator who made it, and stops working when that
 // wallet leaves OPERATOR_WALLETS or the key is revoked.
 import { randomBytes } from 'node:crypto';
-import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../db/operators';
+import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../db/api-keys';
+import type { Store } from '../db/store';
 import { AppError } from '../errors';
-import type { Services } from '../services';
+import type { Logger } from '../log';
 import { API_KEY_PREFIX, newToken, tokenHash, type Operator } from './auth';
 
 export type NewApiKey = ApiKeyInfo & { key: string };
 
-export async function createApiKey(services: Services, operator: Operator, name: string | undefined): Promise<NewApiKey> {
+/** What the API keys' use cases need. */
+export type ApiKeysDeps = { store: Pick<Store, 'sql'>; log: Logger };
+
+export async function createApiKey(services: ApiKeysDeps, operator: Operator, name: string | undefined): Promise<NewApiKey> {
   const key = newToken(API_KEY_PREFIX);
   const info: ApiKeyInfo = {
     // Public, for listing and revoking: not derived from the key.
@@ -24,10 +28,10 @@ export async function createApiKey(services: Services, operator: Operator, name:
   return { ...info, key };
 }
 
-export const getApiKeys = (services: Services): Promise<ApiKeyInfo[]> => listApiKeys(services.store.sql);
+export const getApiKeys = (services: Pick<ApiKeysDeps, 'store'>): Promise<ApiKeyInfo[]> => listApiKeys(services.store.sql);
 
 /** Revokes a key; revoking one already revoked is no error. */
-export async function deleteApiKey(services: Services, operator: Operator, id: string): Promise<void> {
+export async function deleteApiKey(services: ApiKeysDeps, operator: Operator, id: string): Promise<void> {
   const outcome = await revokeApiKey(services.store.sql, id, new Date());
   if (outcome === 'unknown') throw new AppError('api_key_not_found', 'No API key has this id.');
   services.log.info({ event: 'api_key_revoked', id, by: operator.publicKey }, 'operator API key revoked');

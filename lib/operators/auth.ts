@@ -3,9 +3,14 @@
 // as the console's cookie. Tokens are 32 random bytes; the database keeps only their SHA-256, so
 // a copy of it opens nothing, and a lookup's timing says nothing about a token.
 import { createHash, randomBytes } from 'node:crypto';
-import { findApiKeyByHash, findSessionByHash } from '../db/operators';
+import { findApiKeyByHash } from '../db/api-keys';
+import { findSessionByHash } from '../db/sessions';
 import { AppError } from '../errors';
-import type { Services } from '../services';
+import type { Config } from '../config';
+import type { Store } from '../db/store';
+
+/** What telling an operator's request apart needs: the operators, the service's origin, the database. */
+export type OperatorAuthDeps = { config: Pick<Config, 'operatorWallets' | 'publicBaseUrl'>; store: Pick<Store, 'sql'> };
 
 export type Operator = {
   publicKey: string;
@@ -33,7 +38,7 @@ const TOKEN_SHAPE = /^wpc[sk]_[A-Za-z0-9_-]{43}$/;
 const unauthorized = (detail: string) => new AppError('unauthorized', detail);
 
 /** The operator behind a request, or 401 unauthorized / 403 forbidden. */
-export async function authenticateOperator(services: Services, request: Request): Promise<Operator> {
+export async function authenticateOperator(services: OperatorAuthDeps, request: Request): Promise<Operator> {
   const authorization = request.headers.get('authorization');
   let token: string | undefined;
   let fromCookie = false;
@@ -60,12 +65,12 @@ export async function authenticateOperator(services: Services, request: Request)
   return operator;
 }
 
-async function sessionOperator(services: Services, token: string): Promise<Operator | undefined> {
+async function sessionOperator(services: OperatorAuthDeps, token: string): Promise<Operator | undefined> {
   const session = await findSessionByHash(services.store.sql, tokenHash(token), new Date());
   return session && { publicKey: session.publicKey, via: 'session', credentialId: session.tokenHash, expiresAt: session.expiresAt };
 }
 
-async function apiKeyOperator(services: Services, token: string): Promise<Operator | undefined> {
+async function apiKeyOperator(services: OperatorAuthDeps, token: string): Promise<Operator | undefined> {
   const key = await findApiKeyByHash(services.store.sql, tokenHash(token), new Date());
   return key && { publicKey: key.createdBy, via: 'api_key', credentialId: key.id };
 }
@@ -77,7 +82,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * browser that sends no Origin must say Sec-Fetch-Site: same-origin. Neither header: refused, as a
  * browser old enough to send neither is not one the console supports.
  */
-export function assertSameOrigin(services: Services, request: Request): void {
+export function assertSameOrigin(services: Pick<OperatorAuthDeps, 'config'>, request: Request): void {
   const origin = request.headers.get('origin');
   const site = request.headers.get('sec-fetch-site');
   const sameOrigin = origin !== null ? origin === services.config.publicBaseUrl : site === 'same-origin';
@@ -87,7 +92,7 @@ export function assertSameOrigin(services: Services, request: Request): void {
 }
 
 /** Whether a browser request came from our own origin, or from no browser at all (no Origin, no Sec-Fetch-Site). */
-export function fromOwnOriginOrNoBrowser(services: Services, request: { headers: Headers }): boolean {
+export function fromOwnOriginOrNoBrowser(services: Pick<OperatorAuthDeps, 'config'>, request: { headers: Headers }): boolean {
   const origin = request.headers.get('origin');
   const site = request.headers.get('sec-fetch-site');
   if (origin !== null) return origin === services.config.publicBaseUrl;
@@ -105,7 +110,7 @@ export function cookieValue(header: string | null, name: string): string | undef
 }
 
 /** The Set-Cookie of a session (`maxAgeSeconds` 0 ends it). Secure unless the service runs on http://localhost. */
-export function sessionCookie(services: Services, token: string, maxAgeSeconds: number): string {
+export function sessionCookie(services: Pick<OperatorAuthDeps, 'config'>, token: string, maxAgeSeconds: number): string {
   const secure = services.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
   return `${SESSION_COOKIE}=${token}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
 }

@@ -1,7 +1,11 @@
 // The operator's view of passes: a filtered, paged list, one pass, and the statistics.
-import { findOperatorPass, listPasses, passStats, type OperatorPass, type PassFilter } from '../db/operators';
+import { findOperatorPass, listPasses, passStats, type OperatorPass, type PassFilter } from '../db/passes';
+import type { Store } from '../db/store';
 import { AppError } from '../errors';
-import type { Services } from '../services';
+import { asSerialNumber } from '../passes/ids';
+
+/** What the operator's view of passes needs: the database. */
+export type OperatorPassesDeps = { store: Pick<Store, 'sql'> };
 
 export type PassPage = { passes: OperatorPass[]; nextCursor: string | null };
 
@@ -26,7 +30,7 @@ function decodeCursor(cursor: string): { claimedAt: string; serialNumber: string
   throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', { fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }] });
 }
 
-export async function listOperatorPasses(services: Services, query: PassFilter & { cursor?: string; limit: number }): Promise<PassPage> {
+export async function listOperatorPasses(services: OperatorPassesDeps, query: PassFilter & { cursor?: string; limit: number }): Promise<PassPage> {
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
   // One more than asked tells whether there is a next page.
   const rows = await listPasses(services.store.sql, query, after, query.limit + 1);
@@ -35,8 +39,8 @@ export async function listOperatorPasses(services: Services, query: PassFilter &
   return { passes: page.map((row) => row.pass), nextCursor: more ? encodeCursor(page.at(-1)!.position) : null };
 }
 
-export async function getOperatorPass(services: Services, serialNumber: string): Promise<OperatorPass> {
-  const pass = await findOperatorPass(services.store.sql, serialNumber);
+export async function getOperatorPass(services: OperatorPassesDeps, serialNumber: string): Promise<OperatorPass> {
+  const pass = await findOperatorPass(services.store.sql, asSerialNumber(serialNumber));
   if (!pass) throw new AppError('pass_not_found', 'No pass has this serial number.');
   return pass;
 }
@@ -52,7 +56,7 @@ export type Stats = {
 };
 
 /** Totals, and claims on each of the last 30 UTC days (today included, oldest first, zeros too). */
-export async function getStats(services: Services, now = new Date()): Promise<Stats> {
+export async function getStats(services: OperatorPassesDeps, now = new Date()): Promise<Stats> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const first = new Date(today - (STATS_DAYS - 1) * 86_400_000);
   const stats = await passStats(services.store.sql, first);

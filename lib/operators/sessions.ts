@@ -5,9 +5,12 @@
 // (sha256('operator-session:' + nonce)) cannot find a claim's message.
 import { createHash } from 'node:crypto';
 import type { IssuedMessage } from '../claims';
-import { findOperatorMessage, insertOperatorMessage, openSession, purgeEndedSessions, revokeSession } from '../db/operators';
+import type { Config } from '../config';
+import { findOperatorMessage, insertOperatorMessage } from '../db/messages';
+import { openSession, purgeEndedSessions, revokeSession } from '../db/sessions';
+import type { Store } from '../db/store';
 import { AppError } from '../errors';
-import type { Services } from '../services';
+import type { Logger } from '../log';
 import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, type SignInRefusal } from '../siws';
 import { newToken, SESSION_TOKEN_PREFIX, tokenHash, type Operator } from './auth';
 
@@ -17,10 +20,17 @@ export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 /** The statement of every operator message: what signing it does, and what it does not. */
 export const OPERATOR_STATEMENT = 'Sign in as an operator of this wallet pass service. This opens an operator session; it claims no pass.';
 
+/** What operator sign-in needs. */
+export type SessionDeps = {
+  config: Pick<Config, 'domain' | 'publicBaseUrl' | 'chainId' | 'nonceTtlSeconds' | 'operatorWallets'>;
+  store: Pick<Store, 'sql'>;
+  log: Logger;
+};
+
 const operatorNonceHash = (nonce: string) => createHash('sha256').update(`operator-session:${nonce}`).digest('hex');
 
 /** A sign-in message for an operator session: the claim's init answer, with its own statement. */
-export async function issueOperatorMessage(services: Services, publicKey: string): Promise<IssuedMessage> {
+export async function issueOperatorMessage(services: SessionDeps, publicKey: string): Promise<IssuedMessage> {
   const { config } = services;
   const fields = buildSignInFields(
     { domain: config.domain, uri: config.publicBaseUrl, statement: OPERATOR_STATEMENT, chainId: config.chainId, ttlSeconds: config.nonceTtlSeconds },
@@ -48,7 +58,7 @@ const notIssued = () =>
  * we issued it, then the signature; only a holder of the key learns whether it was used, has
  * expired, or whether the wallet is an operator.
  */
-export async function createOperatorSession(services: Services, body: SessionBody): Promise<NewSession> {
+export async function createOperatorSession(services: SessionDeps, body: SessionBody): Promise<NewSession> {
   const nonce = nonceOf(body.message);
   if (!nonce) throw notIssued();
   const nonceHash = operatorNonceHash(nonce);
@@ -76,7 +86,7 @@ export async function createOperatorSession(services: Services, body: SessionBod
 }
 
 /** Ends the caller's session (sign out). An API key is revoked through its own endpoint instead. */
-export async function endSession(services: Services, operator: Operator): Promise<void> {
+export async function endSession(services: SessionDeps, operator: Operator): Promise<void> {
   if (operator.via !== 'session') {
     throw new AppError('forbidden', 'This is an API key, not a session: revoke it with DELETE /api/v1/operator/api-keys/{id}.');
   }

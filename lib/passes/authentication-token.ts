@@ -11,6 +11,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { SerialNumber } from './ids';
 
 const KEY_FILE = 'passkit-token.key';
 /** The HMAC's label: this key derives nothing else, but a label keeps it that way if it ever does. */
@@ -35,7 +36,7 @@ export function loadTokenKey(configured: Buffer | undefined, dataDir: string): T
 }
 
 /** The pass's authenticationToken: the same for every build of the pass. */
-export function authenticationToken(key: TokenKey, serialNumber: string): string {
+export function authenticationToken(key: TokenKey, serialNumber: SerialNumber): string {
   return createHmac('sha256', key).update(LABEL + serialNumber).digest('base64url');
 }
 

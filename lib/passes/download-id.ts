@@ -8,6 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../db/data-dir';
+import type { DownloadId, SerialNumber } from './ids';
 
 export const DOWNLOAD_ID_KEY_FILE = 'download-id.key';
 
@@ -37,6 +38,6 @@ function createKeyFile(file: string): void {
 }
 
 /** The download id of a pass: 43 URL-safe characters, 256 bits no one without the key can compute. */
-export function downloadIdOf(key: Buffer, serialNumber: string): string {
-  return createHmac('sha256', key).update(serialNumber).digest('base64url');
+export function downloadIdOf(key: Buffer, serialNumber: SerialNumber): DownloadId {
+  return createHmac('sha256', key).update(serialNumber).digest('base64url') as DownloadId;
 }

@@ -1,17 +1,28 @@
 // A pass's life after its claim: voided (by an operator, or by the eligibility re-check with
-// reason `not_eligible`), restored, and its dates (expiry, relevance) set by an operator. Each change moves updated_at and, in the same statement,
-// enqueues the webhook event (when WEBHOOK_URL is set) and the internal `pass.changed` job, whose
-// handler (living passes) pushes the change to every registered device and to Google Wallet.
-import { changePass, type ChangeJob, type OperatorPass } from '../db/operators';
+// reason `not_eligible`), restored, and its dates (expiry, relevance) set by an operator. Each
+// change moves updated_at and, in the same statement, enqueues the webhook event (when
+// WEBHOOK_URL is set) and the internal `pass.changed` job, whose handler (./change-jobs.ts) pushes
+// the change to every registered device and to Google Wallet. The event is built here from the
+// pass as the change leaves it; the statement applies the change only to the version of the pass
+// it was computed from, so the event never tells a state the pass did not have.
+import type { Config } from '../config';
+import { changePass, findPass, type OperatorPass, type PassCondition, type PassPatch } from '../db/passes';
+import type { Store } from '../db/store';
 import { AppError } from '../errors';
-import { notifyJobsEnqueued } from '../queue';
-import type { Services } from '../services';
-import { newWebhookMessageId, WEBHOOK_JOB, type WebhookEventType } from '../webhooks';
+import type { Logger } from '../log';
+import { webhookEventData, webhookEventJobs, type WebhookEventType } from '../webhooks';
+import { asSerialNumber } from './ids';
 
 /** The internal job of a pass change: `{serialNumber}`. */
 export const PASS_CHANGED_JOB = 'pass.changed';
 
 export type PassChange = { pass: OperatorPass; changed: boolean };
+
+/** What a change of a pass needs. */
+export type LifecycleDeps = { config: Pick<Config, 'webhook'>; log: Logger; store: Pick<Store, 'sql' | 'jobs'> };
+
+/** How many times a change is computed again when the pass changed meanwhile. */
+const CHANGE_ATTEMPTS = 5;
 
 const passNotFound = () => new AppError('pass_not_found', 'No pass has this serial number.');
 
@@ -19,29 +30,15 @@ const passNotFound = () => new AppError('pass_not_found', 'No pass has this seri
  * Voids a pass. Voiding a pass already voided for the same reason changes nothing (no event);
  * for another reason, the reason is replaced and the change announced again.
  */
-export async function voidPass(services: Services, serialNumber: string, reason: string, only?: { ifActive: true }): Promise<PassChange> {
-  const jobs = changeJobs(services, 'pass.voided', 3);
-  const result = await changePass(services.store.sql, serialNumber, {
-    set: `status = 'voided', void_reason = $2`,
-    // `ifActive` (the eligibility re-check): never overwrite the reason of an operator's void.
-    when: only?.ifActive ? `status = 'active'` : `status <> 'voided' or void_reason is distinct from $2`,
-    params: [reason, ...jobs.params],
-    jobs: jobs.jobs,
-  });
-  return announced(services, result, 'pass.voided');
+export function voidPass(deps: LifecycleDeps, serialNumber: string, reason: string, only?: { ifActive: true }): Promise<PassChange> {
+  // `ifActive` (the eligibility re-check): never overwrite the reason of an operator's void.
+  return changeAndAnnounce(deps, serialNumber, 'pass.voided', { status: 'voided', voidReason: reason }, only?.ifActive ? { status: 'active' } : undefined);
 }
 
 /** Restores a voided pass; restoring an active pass changes nothing. */
-export async function restorePass(services: Services, serialNumber: string, only?: { voidReason: string }): Promise<PassChange> {
-  const jobs = changeJobs(services, 'pass.restored', 2);
-  const result = await changePass(services.store.sql, serialNumber, {
-    set: `status = 'active', void_reason = null`,
-    // `voidReason` (the eligibility re-check): restore only a pass voided for that reason, never an operator's void.
-    when: only ? `status <> 'active' and void_reason = $${2 + jobs.params.length}` : `status <> 'active'`,
-    params: only ? [...jobs.params, only.voidReason] : jobs.params,
-    jobs: jobs.jobs,
-  });
-  return announced(services, result, 'pass.restored');
+export function restorePass(deps: LifecycleDeps, serialNumber: string, only?: { voidReason: string }): Promise<PassChange> {
+  // `voidReason` (the eligibility re-check): restore only a pass voided for that reason, never an operator's void.
+  return changeAndAnnounce(deps, serialNumber, 'pass.restored', { status: 'active', voidReason: null }, only ? { voidReason: only.voidReason } : undefined);
 }
 
 /** A pass's dates to set (a Date), clear (null) or leave as they are (undefined). */
@@ -51,44 +48,32 @@ export type PassDates = { expirationDate?: Date | null; relevantDate?: Date | nu
  * Sets or clears a pass's expiration and relevant dates. Setting the dates it already has changes
  * nothing (no event); a change is announced as `pass.updated`, with the same updates as a void.
  */
-export async function updatePassDates(services: Services, serialNumber: string, dates: PassDates): Promise<PassChange> {
-  const columns = ([['expires_at', dates.expirationDate], ['relevant_at', dates.relevantDate]] as const).filter(([, value]) => value !== undefined);
-  if (columns.length === 0) throw new AppError('invalid_request', 'Nothing to change: set expirationDate or relevantDate.');
-  const jobs = changeJobs(services, 'pass.updated', 2 + columns.length);
-  const result = await changePass(services.store.sql, serialNumber, {
-    set: columns.map(([column], i) => `${column} = $${2 + i}::timestamptz`).join(', '),
-    when: columns.map(([column], i) => `${column} is distinct from $${2 + i}::timestamptz`).join(' or '),
-    params: [...columns.map(([, value]) => value?.toISOString() ?? null), ...jobs.params],
-    jobs: jobs.jobs,
-  });
-  return announced(services, result, 'pass.updated');
+export function updatePassDates(deps: LifecycleDeps, serialNumber: string, dates: PassDates): Promise<PassChange> {
+  const patch: PassPatch = {
+    ...(dates.expirationDate !== undefined ? { expirationDate: dates.expirationDate } : {}),
+    ...(dates.relevantDate !== undefined ? { relevantDate: dates.relevantDate } : {}),
+  };
+  if (Object.keys(patch).length === 0) return Promise.reject(new AppError('invalid_request', 'Nothing to change: set expirationDate or relevantDate.'));
+  return changeAndAnnounce(deps, serialNumber, 'pass.updated', patch);
 }
 
-function announced(services: Services, result: PassChange | undefined, type: WebhookEventType): PassChange {
-  if (!result) throw passNotFound();
-  if (result.changed) {
-    notifyJobsEnqueued();
-    services.log.info({ event: type.replace('.', '_'), serial: result.pass.serialNumber, reason: result.pass.voidReason ?? undefined }, type);
+async function changeAndAnnounce(deps: LifecycleDeps, serial: string, type: WebhookEventType, patch: PassPatch, require?: PassCondition): Promise<PassChange> {
+  const serialNumber = asSerialNumber(serial);
+  for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+    const pass = await findPass(deps.store.sql, { serialNumber });
+    if (!pass) throw passNotFound();
+    const after = { ...pass, ...patch };
+    const jobs = [
+      { kind: PASS_CHANGED_JOB, payload: { serialNumber } },
+      ...webhookEventJobs(deps.config, type, webhookEventData(after, { reason: after.voidReason }), new Date()),
+    ];
+    const result = await changePass(deps.store.jobs, { serialNumber, version: pass.version, patch, require, jobs });
+    if (!result) throw passNotFound();
+    if (result.moved) continue;
+    if (result.changed) {
+      deps.log.info({ event: type.replace('.', '_'), serial: result.pass.serialNumber, reason: result.pass.voidReason ?? undefined }, type);
+    }
+    return { pass: result.pass, changed: result.changed };
   }
-  return result;
-}
-
-/** A timestamptz column as JavaScript's toISOString() writes it (null stays null). */
-const UTC_ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/**
- * The jobs of a change, their payloads built from the changed row `c`; the webhook's message id,
- * type and time are bound parameters from $`first` on.
- */
-function changeJobs(services: Services, type: WebhookEventType, first: number): { jobs: ChangeJob[]; params: unknown[] } {
-  const jobs: ChangeJob[] = [{ kind: PASS_CHANGED_JOB, payloadSql: `jsonb_build_object('serialNumber', c.serial_number)` }];
-  if (!services.config.webhook) return { jobs, params: [] };
-  const [id, kind, at] = [`$${first}::text`, `$${first + 1}::text`, `$${first + 2}::text`];
-  jobs.push({
-    kind: WEBHOOK_JOB,
-    payloadSql: `jsonb_build_object('id', ${id}, 'type', ${kind}, 'timestamp', ${at}, 'data',
-      jsonb_strip_nulls(jsonb_build_object('serialNumber', c.serial_number, 'publicKey', c.public_key, 'walletType', c.wallet_type, 'reason', c.void_reason,
-        'expirationDate', ${UTC_ISO('c.expires_at')}, 'relevantDate', ${UTC_ISO('c.relevant_at')})))`,
-  });
-  return { jobs, params: [newWebhookMessageId(), type, new Date().toISOString()] };
+  throw new Error('the pass kept changing while a change of it was made');
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { isAppError } from '../errors';
-import { LivingStore, type LivingPass } from '../db/living';
+import { markGoogle, savePassFile, type Pass, type PassWithFile } from '../db/passes';
 import type { Store } from '../db/store';
 import type { Logger } from '../log';
 import { isWalletType, type WalletType } from '../wallet-types';
@@ -17,7 +17,6 @@ import { googleObjectId, googleSaveUrl, googleSaveUrlOfObject, type GoogleWallet
 import { buildPkpass, passFilename, type PassIssuer } from './pkpass';
 
 export type Living = {
-  store: LivingStore;
   tokenKey: TokenKey;
   passTypeIdentifier: string;
   apns: ApnsClient;
@@ -26,7 +25,7 @@ export type Living = {
   close(): void;
 };
 
-export function createLiving(config: Config, store: Store, signing: SigningMaterial, google: GoogleWallet | undefined): Living {
+export function createLiving(config: Config, signing: SigningMaterial, google: GoogleWallet | undefined): Living {
   const apns = new ApnsClient({
     url: config.apnsUrl,
     // Apple: the push authenticates with the certificate and key that sign the pass.
@@ -35,7 +34,6 @@ export function createLiving(config: Config, store: Store, signing: SigningMater
     topic: signing.passTypeIdentifier,
   });
   return {
-    store: new LivingStore(store.sql),
     tokenKey: loadTokenKey(config.passkitTokenKey, config.dataDir),
     passTypeIdentifier: signing.passTypeIdentifier,
     apns,
@@ -45,7 +43,7 @@ export function createLiving(config: Config, store: Store, signing: SigningMater
 }
 
 /** What the pass says now, with its web service token: the input of both the Apple file and the Google object. */
-export function passContentOf(pass: LivingPass, tokenKey: TokenKey): PassContent {
+export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent {
   const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
   return {
     serialNumber: pass.serialNumber,
@@ -53,8 +51,8 @@ export function passContentOf(pass: LivingPass, tokenKey: TokenKey): PassContent
     walletType,
     claimedAt: pass.claimedAt,
     voided: pass.status === 'voided',
-    ...(pass.expiresAt ? { expirationDate: pass.expiresAt } : {}),
-    ...(pass.relevantAt ? { relevantDate: pass.relevantAt } : {}),
+    ...(pass.expirationDate ? { expirationDate: pass.expirationDate } : {}),
+    ...(pass.relevantDate ? { relevantDate: pass.relevantDate } : {}),
     authenticationToken: authenticationToken(tokenKey, pass.serialNumber),
   };
 }
@@ -70,24 +68,25 @@ const REBUILD_ATTEMPTS = 3;
  * now, kept, and served from then on. Concurrent rebuilds of one version keep the first.
  */
 export async function currentPassFile(
-  services: { living: Living; issuer: PassIssuer; log: Logger },
-  pass: LivingPass,
+  deps: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
+  pass: PassWithFile,
 ): Promise<CurrentFile> {
-  const { living } = services;
+  const { living } = deps;
   let current = pass;
   for (let attempt = 0; ; attempt++) {
-    if (current.pkpass && current.etag && current.modifiedAt && current.builtFor === current.version) {
-      return { pkpass: current.pkpass, etag: current.etag, lastModified: current.modifiedAt, filename: filenameOf(current) };
+    if (current.pkpass && current.pkpassEtag && current.pkpassModifiedAt && current.pkpassBuiltFor === current.version) {
+      return { pkpass: current.pkpass, etag: current.pkpassEtag, lastModified: current.pkpassModifiedAt, filename: filenameOf(current) };
     }
     if (attempt === REBUILD_ATTEMPTS) throw new Error('the pass kept changing while its file was rebuilt');
     const content = passContentOf(current, living.tokenKey);
-    const pkpass = await buildPkpass(content, services.issuer);
+    const pkpass = await buildPkpass(content, deps.issuer);
     const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
-    current = await living.store.saveFile(current.serialNumber, current.version, { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken!) });
+    const file = { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken!) };
+    current = await savePassFile(deps.store.sql, current.serialNumber, current.version, file);
   }
 }
 
-function filenameOf(pass: LivingPass): string {
+function filenameOf(pass: Pass): string {
   return passFilename(isWalletType(pass.walletType) ? pass.walletType : 'Generic');
 }
 
@@ -99,22 +98,22 @@ function filenameOf(pass: LivingPass): string {
  * still gets their pass, and the next change inserts the object if it is missing.
  */
 export async function googleSaveLink(
-  services: { google?: GoogleWallet; living: Living; log: Logger },
-  pass: LivingPass,
+  deps: { google?: GoogleWallet; living: Pick<Living, 'tokenKey' | 'googleApi'>; log: Logger; store: Pick<Store, 'sql'> },
+  pass: Pass,
 ): Promise<string> {
-  const { google, living } = services;
+  const { google, living } = deps;
   if (!google) throw new Error('Google Wallet is not configured');
   const content = passContentOf(pass, living.tokenKey);
   if (pass.googleObjectAt) return googleSaveUrlOfObject(googleObjectId(content, google), google);
   try {
     await living.googleApi!.upsertObject(content);
-    await living.store.markGoogle(pass.serialNumber, new Date(), true);
+    await markGoogle(deps.store.sql, pass.serialNumber, new Date(), true);
     return googleSaveUrlOfObject(googleObjectId(content, google), google);
   } catch (error) {
     if (isAppError(error)) throw error;
-    services.log.warn({ event: 'google_object_insert_failed', serial: pass.serialNumber, err: (error as Error).message }, 'Google Wallet API did not create the object: the link carries it whole');
+    deps.log.warn({ event: 'google_object_insert_failed', serial: pass.serialNumber, err: (error as Error).message }, 'Google Wallet API did not create the object: the link carries it whole');
     // Not marked as created: the next request tries the API again, and the next change inserts it.
-    await living.store.markGoogle(pass.serialNumber, new Date(), false);
+    await markGoogle(deps.store.sql, pass.serialNumber, new Date(), false);
     return googleSaveUrl(content, google);
   }
 }

@@ -2,54 +2,62 @@
 // registers a device for a pass, asks which of its passes changed since a tag, fetches the latest
 // version of one, unregisters, and reports errors to the log endpoint. Apple's reference and what
 // was decided where it is silent: docs/living-passes.md.
+import type { Config } from '../config';
+import { findPassWithFile, type PassWithFile } from '../db/passes';
+import { register, serialsUpdatedSince, unregister } from '../db/registrations';
+import type { Store } from '../db/store';
 import { AppError } from '../errors';
-import type { LivingPass } from '../db/living';
-import type { Services } from '../services';
-import { enqueueWebhookEvent } from '../webhooks';
+import type { Logger } from '../log';
+import { webhookEventData, webhookEventJobs } from '../webhooks';
 import { authorizes } from './authentication-token';
-import { currentPassFile, type CurrentFile } from './living';
+import { asSerialNumber, type SerialNumber } from './ids';
+import { currentPassFile, type CurrentFile, type Living } from './living';
+import type { PassIssuer } from './pkpass';
+
+/** What the web service needs. */
+export type PassKitDeps = {
+  config: Pick<Config, 'webhook'>;
+  log: Logger;
+  store: Pick<Store, 'sql' | 'jobs'>;
+  living: Pick<Living, 'passTypeIdentifier' | 'tokenKey'>;
+  issuer: PassIssuer;
+};
 
 /** Every way a request can fail to prove it holds the pass answers the same: 401, nothing learned. */
 const unauthorized = () => new AppError('unauthorized', 'The Authorization header does not carry this pass’s authentication token (ApplePass <token>).');
 
 /** The pass, if the request carries its authentication token and names its pass type. */
-async function authorizedPass(services: Services, passTypeIdentifier: string, serialNumber: string, authorization: string | null): Promise<LivingPass> {
-  const { living } = services;
-  if (passTypeIdentifier !== living.passTypeIdentifier) throw unauthorized();
-  const pass = await living.store.passBySerial(serialNumber);
+async function authorizedPass(deps: PassKitDeps, passTypeIdentifier: string, serialNumber: SerialNumber, authorization: string | null): Promise<PassWithFile> {
+  if (passTypeIdentifier !== deps.living.passTypeIdentifier) throw unauthorized();
+  const pass = await findPassWithFile(deps.store.sql, { serialNumber });
   // A pass whose file was never built has no stored hash yet: no device can hold its token.
   if (!pass || !authorizes(authorization, pass.authTokenHash)) throw unauthorized();
   return pass;
 }
 
-const eventData = (pass: LivingPass, deviceLibraryIdentifier: string, reason?: string) => ({
-  serialNumber: pass.serialNumber,
-  publicKey: pass.publicKey,
-  walletType: pass.walletType,
-  deviceLibraryIdentifier,
-  ...(reason ? { reason } : {}),
-});
-
 export type Registration = { deviceLibraryIdentifier: string; passTypeIdentifier: string; serialNumber: string };
 
 /** Registers the device for the pass's pushes; `created` false when it already was (its push token is updated). */
-export async function registerDevice(services: Services, params: Registration, pushToken: string, authorization: string | null): Promise<{ created: boolean }> {
-  const pass = await authorizedPass(services, params.passTypeIdentifier, params.serialNumber, authorization);
-  const { created } = await services.living.store.register(params.deviceLibraryIdentifier, pass.serialNumber, pushToken, new Date());
+export async function registerDevice(deps: PassKitDeps, params: Registration, pushToken: string, authorization: string | null): Promise<{ created: boolean }> {
+  const pass = await authorizedPass(deps, params.passTypeIdentifier, asSerialNumber(params.serialNumber), authorization);
+  const { deviceLibraryIdentifier } = params;
+  const now = new Date();
+  const event = webhookEventJobs(deps.config, 'device.registered', webhookEventData(pass, { deviceLibraryIdentifier }), now);
+  const { created } = await register(deps.store.jobs, { deviceLibraryIdentifier, serialNumber: pass.serialNumber, pushToken, now }, event);
   if (created) {
-    await enqueueWebhookEvent(services, 'device.registered', eventData(pass, params.deviceLibraryIdentifier));
-    services.log.info({ event: 'device_registered', serial: pass.serialNumber }, 'device registered for pass updates');
+    deps.log.info({ event: 'device_registered', serial: pass.serialNumber }, 'device registered for pass updates');
   }
   return { created };
 }
 
 /** Ends the device's registration for the pass (200 whether or not there was one: the outcome is the same). */
-export async function unregisterDevice(services: Services, params: Registration, authorization: string | null): Promise<void> {
-  const pass = await authorizedPass(services, params.passTypeIdentifier, params.serialNumber, authorization);
-  const removed = await services.living.store.unregister(params.deviceLibraryIdentifier, pass.serialNumber);
+export async function unregisterDevice(deps: PassKitDeps, params: Registration, authorization: string | null): Promise<void> {
+  const pass = await authorizedPass(deps, params.passTypeIdentifier, asSerialNumber(params.serialNumber), authorization);
+  const { deviceLibraryIdentifier } = params;
+  const event = webhookEventJobs(deps.config, 'device.unregistered', webhookEventData(pass, { deviceLibraryIdentifier }), new Date());
+  const removed = await unregister(deps.store.jobs, { deviceLibraryIdentifier, serialNumber: pass.serialNumber }, event);
   if (removed) {
-    await enqueueWebhookEvent(services, 'device.unregistered', eventData(pass, params.deviceLibraryIdentifier));
-    services.log.info({ event: 'device_unregistered', serial: pass.serialNumber }, 'device unregistered from pass updates');
+    deps.log.info({ event: 'device_unregistered', serial: pass.serialNumber }, 'device unregistered from pass updates');
   }
 }
 
@@ -61,14 +69,14 @@ const TAG = /^\d{1,19}$/;
  * without it), and the tag to send next time; undefined when there are none (204).
  */
 export async function updatedSerials(
-  services: Services,
+  deps: Pick<PassKitDeps, 'store' | 'living'>,
   deviceLibraryIdentifier: string,
   passTypeIdentifier: string,
   passesUpdatedSince: string | undefined,
 ): Promise<{ serialNumbers: string[]; lastUpdated: string } | undefined> {
-  if (passTypeIdentifier !== services.living.passTypeIdentifier) return undefined;
+  if (passTypeIdentifier !== deps.living.passTypeIdentifier) return undefined;
   const since = passesUpdatedSince !== undefined && TAG.test(passesUpdatedSince) ? passesUpdatedSince : undefined;
-  const { serialNumbers, lastUpdated } = await services.living.store.serialsUpdatedSince(deviceLibraryIdentifier, since);
+  const { serialNumbers, lastUpdated } = await serialsUpdatedSince(deps.store.sql, deviceLibraryIdentifier, since);
   if (serialNumbers.length === 0 || lastUpdated === undefined) return undefined;
   return { serialNumbers, lastUpdated };
 }
@@ -77,14 +85,14 @@ export type LatestPass = { kind: 'file'; file: CurrentFile } | { kind: 'not_modi
 
 /** The pass's current .pkpass, or not_modified when `ifModifiedSince` is at or after its Last-Modified. */
 export async function latestPass(
-  services: Services,
+  deps: PassKitDeps,
   passTypeIdentifier: string,
   serialNumber: string,
   authorization: string | null,
   ifModifiedSince: string | null,
 ): Promise<LatestPass> {
-  const pass = await authorizedPass(services, passTypeIdentifier, serialNumber, authorization);
-  const file = await currentPassFile(services, pass);
+  const pass = await authorizedPass(deps, passTypeIdentifier, asSerialNumber(serialNumber), authorization);
+  const file = await currentPassFile(deps, pass);
   const since = ifModifiedSince ? Date.parse(ifModifiedSince) : Number.NaN;
   if (!Number.isNaN(since) && since >= file.lastModified.getTime()) return { kind: 'not_modified', lastModified: file.lastModified };
   return { kind: 'file', file };
@@ -95,8 +103,8 @@ export const MAX_LOG_ENTRIES = 20;
 export const MAX_LOG_ENTRY_LENGTH = 1000;
 
 /** Wallet's error reports about this web service, into the service's log. */
-export function recordDeviceLogs(services: Services, logs: string[]): void {
+export function recordDeviceLogs(deps: { log: Logger }, logs: string[]): void {
   for (const entry of logs.slice(0, MAX_LOG_ENTRIES)) {
-    services.log.warn({ event: 'passkit_device_log', entry: entry.slice(0, MAX_LOG_ENTRY_LENGTH) }, 'Wallet reported a web service problem');
+    deps.log.warn({ event: 'passkit_device_log', entry: entry.slice(0, MAX_LOG_ENTRY_LENGTH) }, 'Wallet reported a web service problem');
   }
 }

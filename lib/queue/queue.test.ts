@@ -1,21 +1,34 @@
 // The durable job queue on a real database (PGlite, and PostgreSQL when TEST_DATABASE_URL is set):
-// jobs run once, failures are retried with backoff, a permanent failure stops, jobs survive a
-// restart, a lease that ran out hands the job to another worker, and on PostgreSQL two instances
-// sharing the database run each job once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// jobs run once, a change's jobs are enqueued only with the change, failures are retried with
+// backoff, a permanent failure stops, jobs survive a restart, a lease that ran out hands the job to
+// another worker, and on PostgreSQL two instances sharing the database run each job once.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, TestApp } from '@/test/support/app';
 import { eventually, sleep } from '@/scripts/support/server-process';
-import { enqueue, PermanentJobFailure, registerJobHandler } from './index';
-import { retryDelayMs, MAX_RETRY_DELAY_MS } from './worker';
+import { jobsParameter, statementWithJobs } from '@/lib/db/jobs';
+import { PermanentJobFailure, type TaskList } from './index';
+import { DEFAULT_WORKER_OPTIONS, JobWorker, retryDelayMs, MAX_RETRY_DELAY_MS } from './worker';
 
 type JobRow = { id: string; attempts: number; done_at: Date | null; failed_at: Date | null; last_error: string | null; run_at: Date; created_at: Date };
 
 const jobRow = async (app: TestApp, id: number) =>
   (await app.services.store.sql.query<JobRow>(`select * from jobs where id = $1`, [id]))[0]!;
 
-/** Each test uses kinds of its own: handlers are process-wide. */
+/** Each test uses kinds of its own, which the service's own worker does not claim. */
 let kindCounter = 0;
 const newKind = () => `test.job.${process.pid}.${kindCounter++}`;
+
+/** The workers a test started on its app's jobs table, each with the test's handlers; stopped after the test. */
+const workers: JobWorker[] = [];
+function startWorker(app: TestApp, handlers: TaskList): JobWorker {
+  const worker = new JobWorker({ handlers, jobs: app.services.store.jobs, log: app.services.log, options: { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: 50 } });
+  worker.start();
+  workers.push(worker);
+  return worker;
+}
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+});
 
 describe('retry delays', () => {
   it('double from the base, are capped at an hour, and keep retrying past 24 hours', () => {
@@ -45,11 +58,13 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     const app = await open();
     const kind = newKind();
     const seen: unknown[] = [];
-    registerJobHandler(kind, async (payload) => {
-      seen.push(payload);
+    startWorker(app, {
+      [kind]: async (payload) => {
+        seen.push(payload);
+      },
     });
     const started = Date.now();
-    const [id] = await enqueue(app.services.store.sql, { kind, payload: { hello: 'world', n: 1 } });
+    const [id] = await app.services.store.jobs.enqueue({ kind, payload: { hello: 'world', n: 1 } });
     await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 5000, 'job done');
     expect(Date.now() - started).toBeLessThan(900); // woken at once, not at the next poll
     expect(seen).toEqual([{ hello: 'world', n: 1 }]);
@@ -60,11 +75,13 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     const app = await open();
     const kind = newKind();
     const times: number[] = [];
-    registerJobHandler(kind, async () => {
-      times.push(Date.now());
-      if (times.length < 3) throw new Error(`receiver down ${times.length}`);
+    startWorker(app, {
+      [kind]: async () => {
+        times.push(Date.now());
+        if (times.length < 3) throw new Error(`receiver down ${times.length}`);
+      },
     });
-    const [id] = await enqueue(app.services.store.sql, { kind, payload: {} });
+    const [id] = await app.services.store.jobs.enqueue({ kind, payload: {} });
     await eventually(async () => (times.length >= 2 ? true : undefined), 5000, 'second attempt');
     const row = await eventually(async () => {
       const r = await jobRow(app, id!);
@@ -79,10 +96,12 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
   it('gives up at once on PermanentJobFailure, and after the retry window otherwise', async () => {
     const app = await open();
     const kind = newKind();
-    registerJobHandler(kind, async (payload: { permanent: boolean }) => {
-      throw payload.permanent ? new PermanentJobFailure('no such thing') : new Error('still down');
+    startWorker(app, {
+      [kind]: async (payload: { permanent: boolean }) => {
+        throw payload.permanent ? new PermanentJobFailure('no such thing') : new Error('still down');
+      },
     });
-    const [permanent] = await enqueue(app.services.store.sql, { kind, payload: { permanent: true } });
+    const [permanent] = await app.services.store.jobs.enqueue({ kind, payload: { permanent: true } });
     const failed = await eventually(async () => {
       const r = await jobRow(app, permanent!);
       return r.failed_at ? r : undefined;
@@ -90,7 +109,7 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     expect(failed).toMatchObject({ attempts: 1, last_error: 'no such thing' });
 
     // A job enqueued more than 24 hours ago that fails again is given up.
-    const [old] = await enqueue(app.services.store.sql, { kind, payload: { permanent: false } });
+    const [old] = await app.services.store.jobs.enqueue({ kind, payload: { permanent: false } });
     await app.services.store.sql.query(`update jobs set created_at = now() - interval '25 hours' where id = $1`, [old]);
     const gaveUp = await eventually(async () => {
       const r = await jobRow(app, old!);
@@ -103,13 +122,45 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     const app = await open();
     const kind = newKind();
     let ran = 0;
-    const [id] = await enqueue(app.services.store.sql, { kind, payload: {}, runAt: new Date(Date.now() + 1500) });
+    const [id] = await app.services.store.jobs.enqueue({ kind, payload: {}, runAt: new Date(Date.now() + 1500) });
     await app.restart();
-    registerJobHandler(kind, async () => {
-      ran++;
+    startWorker(app, {
+      [kind]: async () => {
+        ran++;
+      },
     });
     await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 8000, 'job done after restart');
     expect(ran).toBe(1);
+  });
+
+  it('enqueues a change\'s jobs with it, for the rows it changed only, and wakes the worker', async () => {
+    const app = await open();
+    const kind = newKind();
+    const seen: unknown[] = [];
+    startWorker(app, {
+      [kind]: async (payload) => {
+        seen.push(payload);
+      },
+    });
+    // A stand-in change: the keys of $1 that $2 lets through are "changed".
+    const statement = statementWithJobs({
+      with: `changed as (select k as key from unnest($1::text[]) as k where k = any($2::text[]))`,
+      jobsParam: '$3',
+      select: `select count(*)::int as changed from changed`,
+    });
+    const jobs = jobsParameter(['a', 'b', 'c'].map((key) => ({ key, kind, payload: { key } })));
+    const started = Date.now();
+    const [row] = await app.services.store.jobs.change<{ changed: number }>(statement, [['a', 'b', 'c'], ['b'], jobs]);
+    expect(row).toEqual({ changed: 1 }); // `queued` is the helper's, not the caller's
+    await eventually(async () => (seen.length === 1 ? true : undefined), 5000, 'job run');
+    expect(Date.now() - started).toBeLessThan(900); // woken at once, not at the next poll
+    expect(seen).toEqual([{ key: 'b' }]);
+    // Nothing changed: nothing enqueued.
+    await app.services.store.jobs.change(statement, [['a'], [], jobs]);
+    const [{ count }] = (await app.services.store.sql.query<{ count: number }>(`select count(*)::int as count from jobs where kind = $1`, [kind])) as [
+      { count: number },
+    ];
+    expect(count).toBe(1);
   });
 
   it('hands a job whose lease ran out (its instance died) to the next claim', async () => {
@@ -117,13 +168,15 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     const kind = newKind();
     let ran = 0;
     // As a killed instance leaves it: claimed, attempt counted, lease in the past.
-    const [id] = await enqueue(app.services.store.sql, { kind, payload: {}, runAt: new Date(Date.now() + 60_000) });
+    const [id] = await app.services.store.jobs.enqueue({ kind, payload: {}, runAt: new Date(Date.now() + 60_000) });
     await app.services.store.sql.query(
       `update jobs set run_at = now(), attempts = 1, locked_by = 'dead', locked_until = now() + interval '700 milliseconds' where id = $1`,
       [id],
     );
-    registerJobHandler(kind, async () => {
-      ran++;
+    startWorker(app, {
+      [kind]: async () => {
+        ran++;
+      },
     });
     await sleep(300);
     expect(ran).toBe(0); // still leased
@@ -148,14 +201,18 @@ describe.each(BACKENDS.filter((backend) => backend === 'postgres'))('job queue w
   it('runs each job once', async () => {
     const kind = newKind();
     const runs = new Map<number, number>();
-    const byInstance = new Map<unknown, number>();
-    registerJobHandler(kind, async (payload: { n: number }, { services }) => {
-      runs.set(payload.n, (runs.get(payload.n) ?? 0) + 1);
-      byInstance.set(services, (byInstance.get(services) ?? 0) + 1);
-      await sleep(5);
+    const byInstance = new Map<string, number>();
+    const handlers = (instance: string): TaskList => ({
+      [kind]: async (payload: { n: number }) => {
+        runs.set(payload.n, (runs.get(payload.n) ?? 0) + 1);
+        byInstance.set(instance, (byInstance.get(instance) ?? 0) + 1);
+        await sleep(5);
+      },
     });
-    const ids = await enqueue(first.services.store.sql, Array.from({ length: 200 }, (_, n) => ({ kind, payload: { n } })));
-    second.services.jobs.poke();
+    startWorker(first, handlers('first'));
+    const secondWorker = startWorker(second, handlers('second'));
+    const ids = await first.services.store.jobs.enqueue(Array.from({ length: 200 }, (_, n) => ({ kind, payload: { n } })));
+    secondWorker.poke();
     await eventually(async () => {
       const [{ left }] = (await first.services.store.sql.query<{ left: number }>(
         `select count(*)::int as left from jobs where id = any($1::bigint[]) and done_at is null`,
@@ -165,7 +222,7 @@ describe.each(BACKENDS.filter((backend) => backend === 'postgres'))('job queue w
     }, 20_000, 'all jobs done');
     expect(runs.size).toBe(200);
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
-    expect(byInstance.get(first.services)).toBeGreaterThan(0); // both took part
-    expect(byInstance.get(second.services)).toBeGreaterThan(0);
+    expect(byInstance.get('first')).toBeGreaterThan(0); // both took part
+    expect(byInstance.get('second')).toBeGreaterThan(0);
   });
 });

@@ -4,9 +4,9 @@
 // lease token of its attempt, so an attempt that outlived its lease cannot overwrite a newer one.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Queryable } from '../db/store';
-import type { Services } from '../services';
-import { handledKinds, jobHandler, onJobsEnqueued, PermanentJobFailure, type JobInfo } from './index';
+import type { ClaimedJob, Jobs } from '../db/jobs';
+import type { Logger } from '../log';
+import { PermanentJobFailure, type JobInfo, type TaskList } from './index';
 
 export type WorkerOptions = {
   /** First retry delay; each next one doubles, up to MAX_RETRY_DELAY_MS. */
@@ -50,8 +50,6 @@ export function retryDelayMs(attempt: number, baseMs: number): number {
   return Math.round(exponential * (0.9 + Math.random() * 0.2));
 }
 
-type ClaimedJob = JobInfo & { payload: unknown; token: string };
-
 export class JobWorker {
   private readonly running = new Map<number, { done: Promise<void>; abort: AbortController }>();
   private stopping = false;
@@ -63,12 +61,20 @@ export class JobWorker {
   private readonly unsubscribe: () => void;
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(
-    private readonly services: Services,
-    private readonly db: Queryable,
-    private readonly options: WorkerOptions,
-  ) {
-    this.unsubscribe = onJobsEnqueued(() => this.poke());
+  private readonly handlers: TaskList;
+  private readonly kinds: string[];
+  private readonly jobs: Jobs;
+  private readonly log: Logger;
+  private readonly options: WorkerOptions;
+
+  /** `jobs`: the table it claims from; a job enqueued through it wakes this worker at once. */
+  constructor(setup: { handlers: TaskList; jobs: Jobs; log: Logger; options: WorkerOptions }) {
+    this.handlers = setup.handlers;
+    this.kinds = Object.keys(setup.handlers);
+    this.jobs = setup.jobs;
+    this.log = setup.log;
+    this.options = setup.options;
+    this.unsubscribe = setup.jobs.onEnqueued(() => this.poke());
   }
 
   start(): void {
@@ -85,15 +91,14 @@ export class JobWorker {
     while (!this.stopping) {
       this.woken = false;
       const free = this.options.concurrency - this.running.size;
-      const kinds = handledKinds();
       let claimed: ClaimedJob[] = [];
-      if (free > 0 && kinds.length > 0) {
+      if (free > 0 && this.kinds.length > 0) {
         try {
-          claimed = await this.claim(kinds, free);
+          claimed = await this.claim(free);
           this.claimFailing = false;
         } catch (error) {
           // Once per outage, not once a second: the store logs the outage itself.
-          if (!this.claimFailing) this.services.log.warn({ event: 'jobs_claim_failed', err: (error as Error).message }, 'could not claim jobs; retrying every poll');
+          if (!this.claimFailing) this.log.warn({ event: 'jobs_claim_failed', err: (error as Error).message }, 'could not claim jobs; retrying every poll');
           this.claimFailing = true;
         }
         await this.purgeNowAndThen();
@@ -118,33 +123,11 @@ export class JobWorker {
     });
   }
 
-  private async claim(kinds: string[], limit: number): Promise<ClaimedJob[]> {
+  private claim(limit: number): Promise<ClaimedJob[]> {
     // "host/pid/random": an operator reading `jobs` sees which instance holds a job; the random
     // part makes the token unique to this claim.
     const token = `${INSTANCE}/${randomBytes(12).toString('base64url')}`;
-    const rows = await this.db.query<{ id: string | number; kind: string; payload: unknown; attempts: number; created_at: Date | string }>(
-      `with next as (
-         select id from jobs
-         where done_at is null and failed_at is null and run_at <= now()
-           and (locked_until is null or locked_until < now())
-           and kind in (select jsonb_array_elements_text($1::jsonb))
-         order by run_at, id
-         limit $2
-         for update skip locked
-       )
-       update jobs set locked_until = now() + $3 * interval '1 millisecond', locked_by = $4, attempts = jobs.attempts + 1
-       from next where jobs.id = next.id
-       returning jobs.id, jobs.kind, jobs.payload, jobs.attempts, jobs.created_at`,
-      [JSON.stringify(kinds), limit, this.options.leaseMs, token],
-    );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      kind: row.kind,
-      payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
-      attempts: row.attempts,
-      createdAt: new Date(row.created_at),
-      token,
-    }));
+    return this.jobs.claim(this.kinds, limit, this.options.leaseMs, token);
   }
 
   private run(job: ClaimedJob): void {
@@ -160,46 +143,36 @@ export class JobWorker {
   }
 
   private async attempt(job: ClaimedJob, signal: AbortSignal): Promise<void> {
-    const { log } = this.services;
-    const handler = jobHandler(job.kind);
+    const { log } = this;
+    const handler = Object.hasOwn(this.handlers, job.kind) ? this.handlers[job.kind] : undefined;
     const info: JobInfo = { id: job.id, kind: job.kind, attempts: job.attempts, createdAt: job.createdAt };
     try {
       if (!handler) throw new PermanentJobFailure(`no handler for job kind ${job.kind}`);
-      await handler(job.payload, { services: this.services, job: info, log, signal });
+      await handler(job.payload, { job: info, log, signal });
     } catch (error) {
       await this.recordFailure(job, error, signal).catch((recordError: unknown) =>
         log.warn({ event: 'job_record_failed', jobId: job.id, err: (recordError as Error).message }, 'could not record a job failure; it runs again after its lease'),
       );
       return;
     }
-    await this.db
-      .query(`update jobs set done_at = now(), locked_until = null, locked_by = null, last_error = null where id = $1 and locked_by = $2`, [job.id, job.token])
+    await this.jobs
+      .finish(job.id, job.token)
       .catch((error: unknown) =>
         log.warn({ event: 'job_record_failed', jobId: job.id, err: (error as Error).message }, 'could not record a finished job; it may run again after its lease'),
       );
   }
 
   private async recordFailure(job: ClaimedJob, error: unknown, signal: AbortSignal): Promise<void> {
-    const { log } = this.services;
+    const { log } = this;
     if (this.stopping && signal.aborted) {
       // Cut short by our own shutdown: not the job's fault. Hand it back for the next instance.
-      await this.db.query(
-        `update jobs set locked_until = null, locked_by = null, attempts = greatest(attempts - 1, 0), run_at = now() where id = $1 and locked_by = $2`,
-        [job.id, job.token],
-      );
+      await this.jobs.handBack(job.id, job.token);
       return;
     }
     const permanent = error instanceof PermanentJobFailure;
     const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH) || 'failed';
     const delay = retryDelayMs(job.attempts, this.options.retryBaseMs);
-    const [row] = await this.db.query<{ failed: boolean }>(
-      `update jobs set last_error = $3, locked_until = null, locked_by = null,
-         failed_at = case when $4::boolean or created_at <= now() - $5 * interval '1 millisecond' then now() end,
-         run_at = now() + $6 * interval '1 millisecond'
-       where id = $1 and locked_by = $2
-       returning failed_at is not null as failed`,
-      [job.id, job.token, message, permanent, this.options.retryWindowMs, delay],
-    );
+    const row = await this.jobs.fail(job.id, job.token, { error: message, permanent, retryWindowMs: this.options.retryWindowMs, delayMs: delay });
     if (row?.failed) {
       log.warn({ event: 'job_failed', jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job given up');
     } else if (row) {
@@ -220,15 +193,9 @@ export class JobWorker {
     if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = Date.now();
     try {
-      await this.db.query(
-        `delete from jobs where id in (
-           select id from jobs
-           where done_at < now() - $1 * interval '1 millisecond' or failed_at < now() - $2 * interval '1 millisecond'
-           limit 5000)`,
-        [KEEP_DONE_MS, KEEP_FAILED_MS],
-      );
+      await this.jobs.purge(KEEP_DONE_MS, KEEP_FAILED_MS);
     } catch (error) {
-      this.services.log.warn({ event: 'jobs_purge_failed', err: (error as Error).message }, 'could not purge old jobs');
+      this.log.warn({ event: 'jobs_purge_failed', err: (error as Error).message }, 'could not purge old jobs');
     }
   }
 

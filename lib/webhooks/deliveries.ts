@@ -1,9 +1,10 @@
 // Webhook deliveries as operators see them: the queue's webhook jobs, newest first, and a retry.
-import { listDeliveries, retryDelivery, type Delivery } from '../db/operators';
+import type { Delivery, Jobs } from '../db/jobs';
 import { AppError } from '../errors';
-import { notifyJobsEnqueued } from '../queue';
-import type { Services } from '../services';
 import { WEBHOOK_JOB } from './index';
+
+/** What the deliveries' use cases need: the jobs table. */
+export type DeliveriesDeps = { store: { jobs: Pick<Jobs, 'deliveries' | 'retryDelivery'> } };
 
 export type DeliveryPage = { deliveries: Delivery[]; nextCursor: string | null };
 
@@ -18,19 +19,18 @@ function decodeCursor(cursor: string): number {
 }
 
 export async function getDeliveries(
-  services: Services,
+  deps: DeliveriesDeps,
   query: { status?: 'pending' | 'delivered' | 'failed'; cursor?: string; limit: number },
 ): Promise<DeliveryPage> {
   const beforeId = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const rows = await listDeliveries(services.store.sql, WEBHOOK_JOB, { status: query.status, beforeId }, query.limit + 1);
+  const rows = await deps.store.jobs.deliveries(WEBHOOK_JOB, { status: query.status, beforeId }, query.limit + 1);
   const page = rows.slice(0, query.limit);
   return { deliveries: page, nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!.id) : null };
 }
 
-export async function retryWebhookDelivery(services: Services, id: string): Promise<Delivery> {
+export async function retryWebhookDelivery(deps: DeliveriesDeps, id: string): Promise<Delivery> {
   const numeric = /^\d{1,18}$/.test(id) ? Number(id) : undefined;
-  const delivery = numeric === undefined ? undefined : await retryDelivery(services.store.sql, WEBHOOK_JOB, numeric);
+  const delivery = numeric === undefined ? undefined : await deps.store.jobs.retryDelivery(WEBHOOK_JOB, numeric);
   if (!delivery) throw new AppError('delivery_not_found', 'No webhook delivery has this id.');
-  notifyJobsEnqueued();
   return delivery;
 }

@@ -7,8 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config';
-import { enqueue, PermanentJobFailure, registerJobHandler, type JobContext, type JobInput } from '../queue';
-import type { Queryable } from '../db/store';
+import type { JobInput, Jobs } from '../db/jobs';
+import type { Pass } from '../db/passes';
+import { PermanentJobFailure, type JobContext, type TaskList } from '../queue';
 
 export const WEBHOOK_EVENT_TYPES = [
   'pass.created',
@@ -49,36 +50,45 @@ export type WebhookJobPayload = {
 
 export const newWebhookMessageId = () => `msg_${randomBytes(16).toString('base64url')}`;
 
-/** The job of an event, or undefined when webhooks are off (WEBHOOK_URL unset). */
-export function webhookEventJob(config: Pick<Config, 'webhook'>, type: WebhookEventType, data: WebhookEventData, at = new Date()): JobInput | undefined {
-  if (!config.webhook) return undefined;
-  const payload: WebhookJobPayload = { id: newWebhookMessageId(), type, timestamp: at.toISOString(), data: onlyEventFields(data) };
-  return { kind: WEBHOOK_JOB, payload };
+/** The fields of a pass an event tells; the dates only when an operator set them. */
+export type EventPass = Pick<Pass, 'serialNumber' | 'publicKey' | 'walletType'> & Partial<Pick<Pass, 'expirationDate' | 'relevantDate'>>;
+
+/**
+ * What every event says about its pass: the one builder of `data`. Only the documented fields are
+ * copied, so a caller's extra property (a download id) never leaks out. `reason`: why the pass
+ * was voided (pass.* events pass its void reason), or why a device was unregistered.
+ */
+export function webhookEventData(pass: EventPass, extra: { reason?: string | null; deviceLibraryIdentifier?: string } = {}): WebhookEventData {
+  return {
+    serialNumber: pass.serialNumber,
+    publicKey: pass.publicKey,
+    walletType: pass.walletType,
+    ...(extra.reason !== undefined && extra.reason !== null ? { reason: extra.reason } : {}),
+    ...(pass.expirationDate ? { expirationDate: pass.expirationDate.toISOString() } : {}),
+    ...(pass.relevantDate ? { relevantDate: pass.relevantDate.toISOString() } : {}),
+    ...(extra.deviceLibraryIdentifier !== undefined ? { deviceLibraryIdentifier: extra.deviceLibraryIdentifier } : {}),
+  };
 }
 
 /**
- * Enqueues one event: a no-op when WEBHOOK_URL is unset. `target` is the services (or anything
- * with their config and store): `enqueueWebhookEvent(services, 'device.registered', {...})`.
+ * The jobs of an event: its delivery, or none when webhooks are off (WEBHOOK_URL unset). `at`:
+ * when it happened. Handed to the statement of the change that causes it, or to enqueue.
  */
-export async function enqueueWebhookEvent(
-  target: { config: Pick<Config, 'webhook'>; store: { sql: Queryable } },
-  type: WebhookEventType,
-  data: WebhookEventData,
-): Promise<void> {
-  const job = webhookEventJob(target.config, type, data);
-  if (job) await enqueue(target.store.sql, job);
+export function webhookEventJobs(config: Pick<Config, 'webhook'>, type: WebhookEventType, data: WebhookEventData, at: Date): JobInput[] {
+  if (!config.webhook) return [];
+  const payload: WebhookJobPayload = { id: newWebhookMessageId(), type, timestamp: at.toISOString(), data };
+  return [{ kind: WEBHOOK_JOB, payload }];
 }
 
-/** Copies only the documented fields, so a caller's extra property (a download id) never leaks out. */
-function onlyEventFields(data: WebhookEventData): WebhookEventData {
-  const { serialNumber, publicKey, walletType, reason, deviceLibraryIdentifier } = data;
-  return {
-    serialNumber,
-    publicKey,
-    walletType,
-    ...(reason !== undefined && reason !== null ? { reason } : {}),
-    ...(deviceLibraryIdentifier !== undefined ? { deviceLibraryIdentifier } : {}),
-  };
+/** Enqueues one event that follows no change of its own (pass.scanned): a no-op when WEBHOOK_URL is unset. */
+export async function enqueueWebhookEvent(
+  deps: { config: Pick<Config, 'webhook'>; store: { jobs: Pick<Jobs, 'enqueue'> } },
+  type: WebhookEventType,
+  data: WebhookEventData,
+  at: Date,
+): Promise<void> {
+  const jobs = webhookEventJobs(deps.config, type, data, at);
+  if (jobs.length > 0) await deps.store.jobs.enqueue(jobs);
 }
 
 /** How long one delivery attempt may take: well inside the queue's lease. */
@@ -87,9 +97,14 @@ const SEND_TIMEOUT_MS = 10_000;
 /** The body of an event as POSTed: `{type, timestamp, data}`. */
 export const webhookBody = (payload: WebhookJobPayload) => JSON.stringify({ type: payload.type, timestamp: payload.timestamp, data: payload.data });
 
+/** The queue's handler of webhook deliveries. */
+export const webhookTasks = (deps: { config: Pick<Config, 'webhook'> }): TaskList => ({
+  [WEBHOOK_JOB]: (payload: WebhookJobPayload, context) => deliverWebhook(deps.config, payload, context),
+});
+
 /** One delivery attempt: any 2xx is delivered; anything else throws, and the queue retries. */
-export async function deliverWebhook(payload: WebhookJobPayload, context: Pick<JobContext, 'services' | 'signal'>): Promise<void> {
-  const webhook = context.services.config.webhook;
+export async function deliverWebhook(config: Pick<Config, 'webhook'>, payload: WebhookJobPayload, context: Pick<JobContext, 'signal'>): Promise<void> {
+  const webhook = config.webhook;
   if (!webhook) throw new PermanentJobFailure('webhooks are no longer configured (WEBHOOK_URL unset)');
   const body = webhookBody(payload);
   const sentAt = new Date();
@@ -124,5 +139,3 @@ function describeFetchError(error: unknown): string {
   if (e.name === 'AbortError') return 'aborted';
   return e.cause?.code ?? e.cause?.message ?? (error as Error).message ?? 'failed';
 }
-
-registerJobHandler(WEBHOOK_JOB, (payload: WebhookJobPayload, context) => deliverWebhook(payload, context));

@@ -12,8 +12,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@/lib/config';
 import { allRounds } from '@/lib/db/eligibility';
-import { findOperatorPass } from '@/lib/db/operators';
 import { eligibilityStatus, runRecheckRound } from '@/lib/eligibility/recheck';
+import { getOperatorPass } from '@/lib/operators/passes';
 import { voidPass } from '@/lib/passes/lifecycle';
 import { createServices, type Services } from '@/lib/services';
 import { TestApp, TestWallet } from '../support/app';
@@ -95,8 +95,8 @@ describe('eligibility re-check rounds', () => {
       await rpc.transfer(account, seller.keyPair.secretKey, new TestWallet().publicKey, 10n);
       const first = await runRecheckRound(app.services, { intervalSeconds: 0 });
       expect(first).toMatchObject({ ran: true, round: { checked: 1, voided: 1, restored: 0, error: null } });
-      expect(await findOperatorPass(app.services.store.sql, sellerSerial)).toMatchObject({ status: 'voided', voidReason: 'not_eligible' });
-      expect(await findOperatorPass(app.services.store.sql, keeperSerial)).toMatchObject({ status: 'voided', voidReason: 'lost card' });
+      expect(await getOperatorPass(app.services, sellerSerial)).toMatchObject({ status: 'voided', voidReason: 'not_eligible' });
+      expect(await getOperatorPass(app.services, keeperSerial)).toMatchObject({ status: 'voided', voidReason: 'lost card' });
       const voided = await eventually(() => receiver.events.find((event) => event.type === 'pass.voided' && event.data.serialNumber === sellerSerial));
       expect(voided.data).toMatchObject({ publicKey: seller.publicKey, reason: 'not_eligible' });
 
@@ -106,8 +106,8 @@ describe('eligibility re-check rounds', () => {
       await rpc.mintTo(mint, seller.publicKey, 10n);
       const again = await runRecheckRound(app.services, { intervalSeconds: 0 });
       expect(again).toMatchObject({ ran: true, round: { checked: 1, voided: 0, restored: 1, error: null } });
-      expect(await findOperatorPass(app.services.store.sql, sellerSerial)).toMatchObject({ status: 'active', voidReason: null });
-      expect(await findOperatorPass(app.services.store.sql, keeperSerial)).toMatchObject({ status: 'voided', voidReason: 'lost card' });
+      expect(await getOperatorPass(app.services, sellerSerial)).toMatchObject({ status: 'active', voidReason: null });
+      expect(await getOperatorPass(app.services, keeperSerial)).toMatchObject({ status: 'voided', voidReason: 'lost card' });
       await eventually(() => receiver.events.find((event) => event.type === 'pass.restored' && event.data.serialNumber === sellerSerial));
 
       // What the console shows: the policy without addresses, and the last round.
@@ -140,7 +140,7 @@ describe('eligibility re-check rounds', () => {
       expect(outcome).toMatchObject({ ran: true, round: { checked: 0, voided: 0, restored: 0 } });
       expect(outcome.ran && outcome.round.error).toMatch(/^stopped: the Solana RPC did not answer/);
       expect(outcome.ran && outcome.round.finishedAt).toBeInstanceOf(Date);
-      expect(await findOperatorPass(app.services.store.sql, serial)).toMatchObject({ status: 'active' });
+      expect(await getOperatorPass(app.services, serial)).toMatchObject({ status: 'active' });
       const status = await eligibilityStatus(app.services);
       expect(status.policy).toEqual({ kind: 'any', rules: [{ kind: 'allow', source: 'inline', addresses: 1 }, { kind: 'token', mint, minAmount: '1' }] });
       expect(JSON.stringify(status)).not.toContain(invited);

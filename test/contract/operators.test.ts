@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS, openApiDocument } from '@/lib/api/endpoints';
 import { DEFAULT_STATEMENT } from '@/lib/config';
 import { tokenHash } from '@/lib/operators/auth';
-import { enqueue } from '@/lib/queue';
 import { eventually } from '@/scripts/support/server-process';
 import { OPERATOR_STATEMENT } from '@/lib/operators/sessions';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
@@ -462,7 +461,7 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       const { token } = (await signIn()).body;
       expect((await call('GET', DELIVERIES, DELIVERIES, { headers: bearer(token) })).body).toEqual({ deliveries: [], nextCursor: null });
       // An event left from when WEBHOOK_URL was set: given up at once, and a retry cannot help.
-      const [id] = await enqueue(app.services.store.sql, {
+      const [id] = await app.services.store.jobs.enqueue({
         kind: 'webhook',
         payload: { id: 'msg_left', type: 'pass.created', timestamp: new Date().toISOString(), data: { serialNumber: 's', publicKey: 'k', walletType: 'Generic' } },
       });

@@ -2,7 +2,9 @@
 // the JSON of the rows they answer with: the frame validates with them and the OpenAPI document
 // is generated from them.
 import { z } from 'zod';
-import type { ApiKeyInfo, Delivery, OperatorPass } from '../../db/operators';
+import type { ApiKeyInfo } from '../../db/api-keys';
+import type { Delivery } from '../../db/jobs';
+import type { OperatorPass } from '../../db/passes';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks';
 import { claimBodySchema } from './claims.schemas';
 import { verifyQuerySchema } from './passes.schemas';

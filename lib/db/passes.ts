@@ -1,0 +1,392 @@
+// The `passes` table: its row type, its one column list, and every statement on it but the claim's
+// insert (one statement with the message it uses: lib/db/store.ts). Every rule that could race is
+// one statement: a change applies only to the version of the pass it was computed from, and a
+// rebuilt file replaces the stored one only if it was built for the pass's current version.
+//
+// A pass's version is its updated_at as microseconds since the epoch in text (sql.ts, VERSION_OF).
+import type { SerialNumber } from '../passes/ids';
+import { statementWithJobs, jobsParameter, type JobInput, type Jobs } from './jobs';
+import { asDate, asOptionalDate, AT_VERSION, VERSION_OF, type Queryable } from './sql';
+
+export type PassStatus = 'active' | 'voided';
+
+/** A row of `passes`, without its file's bytes (PassWithFile has them). */
+export type Pass = {
+  serialNumber: SerialNumber;
+  /** SHA-256 (hex) of the download id: what /download looks up. */
+  downloadIdHash: string;
+  publicKey: string;
+  walletType: string;
+  claimedAt: Date;
+  status: PassStatus;
+  /** Why it was voided (an operator's words, or `not_eligible`); null while active. */
+  voidReason: string | null;
+  /** Set by an operator: after it, Wallet shows the pass as expired and the scanner check refuses it (column expires_at). */
+  expirationDate: Date | null;
+  /** Set by an operator: when Wallet brings the pass forward (column relevant_at). */
+  relevantDate: Date | null;
+  updatedAt: Date;
+  /** updated_at in whole microseconds (text): exact, where updatedAt is rounded to the millisecond. */
+  version: string;
+  authTokenHash: string | null;
+  pkpassEtag: string | null;
+  /** The version the stored file was built for (null: none, or built before passes lived). */
+  pkpassBuiltFor: string | null;
+  /** The file's Last-Modified (whole seconds). */
+  pkpassModifiedAt: Date | null;
+  /** When Google's API confirmed the pass's Generic object exists. */
+  googleObjectAt: Date | null;
+  /** When a save link was first handed out (the object may exist then, made by Google on save). */
+  googleLinkedAt: Date | null;
+};
+
+export type PassWithFile = Pass & { pkpass: Buffer | null };
+
+/** What a claim stores of a new pass (the other columns take their defaults). */
+export type NewPass = Pick<Pass, 'serialNumber' | 'downloadIdHash' | 'publicKey' | 'walletType' | 'claimedAt'>;
+
+/** The columns of Pass, from a row of passes aliased `p`. */
+const PASS_COLUMNS = `p.serial_number as "serialNumber", p.download_id_hash as "downloadIdHash", p.public_key as "publicKey",
+  p.wallet_type as "walletType", p.claimed_at as "claimedAt", p.status, p.void_reason as "voidReason",
+  p.expires_at as "expirationDate", p.relevant_at as "relevantDate", p.updated_at as "updatedAt", ${VERSION_OF('p.updated_at')} as version,
+  p.auth_token_hash as "authTokenHash", p.pkpass_etag as "pkpassEtag",
+  case when p.pkpass_built_for is null then null else ${VERSION_OF('p.pkpass_built_for')} end as "pkpassBuiltFor",
+  p.pkpass_modified_at as "pkpassModifiedAt", p.google_object_at as "googleObjectAt", p.google_linked_at as "googleLinkedAt"`;
+
+type Instant = Date | string;
+type PassRowOut = Omit<Pass, 'claimedAt' | 'expirationDate' | 'relevantDate' | 'updatedAt' | 'pkpassModifiedAt' | 'googleObjectAt' | 'googleLinkedAt'> & {
+  claimedAt: Instant;
+  expirationDate: Instant | null;
+  relevantDate: Instant | null;
+  updatedAt: Instant;
+  pkpassModifiedAt: Instant | null;
+  googleObjectAt: Instant | null;
+  googleLinkedAt: Instant | null;
+};
+
+const toPass = (row: PassRowOut): Pass => ({
+  ...row,
+  claimedAt: asDate(row.claimedAt),
+  expirationDate: asOptionalDate(row.expirationDate),
+  relevantDate: asOptionalDate(row.relevantDate),
+  updatedAt: asDate(row.updatedAt),
+  pkpassModifiedAt: asOptionalDate(row.pkpassModifiedAt),
+  googleObjectAt: asOptionalDate(row.googleObjectAt),
+  googleLinkedAt: asOptionalDate(row.googleLinkedAt),
+});
+
+const toPassWithFile = (row: PassRowOut & { pkpass: Uint8Array | null }): PassWithFile => ({ ...toPass(row), pkpass: row.pkpass && Buffer.from(row.pkpass) });
+
+/** How a pass is looked up: by its public serial, or by the hash of its secret download id. */
+export type PassKey = { serialNumber: SerialNumber } | { downloadIdHash: string };
+
+const keyCondition = (key: PassKey) =>
+  'serialNumber' in key ? { where: 'p.serial_number = $1', value: key.serialNumber } : { where: 'p.download_id_hash = $1', value: key.downloadIdHash };
+
+export async function findPass(db: Queryable, key: PassKey): Promise<Pass | undefined> {
+  const { where, value } = keyCondition(key);
+  const [row] = await db.query<PassRowOut>(`select ${PASS_COLUMNS} from passes p where ${where}`, [value]);
+  return row && toPass(row);
+}
+
+export async function findPassWithFile(db: Queryable, key: PassKey): Promise<PassWithFile | undefined> {
+  const { where, value } = keyCondition(key);
+  const [row] = await db.query<PassRowOut & { pkpass: Uint8Array | null }>(`select ${PASS_COLUMNS}, p.pkpass from passes p where ${where}`, [value]);
+  return row && toPassWithFile(row);
+}
+
+/** The pass of a wallet (one per wallet: the unique key on public_key). */
+export async function findPassOfWallet(db: Queryable, publicKey: string): Promise<Pass | undefined> {
+  const [row] = await db.query<PassRowOut>(`select ${PASS_COLUMNS} from passes p where p.public_key = $1`, [publicKey]);
+  return row && toPass(row);
+}
+
+/**
+ * Points a pass's download lookup at a newly derived id: for a pass whose stored hash is not
+ * that of the id derived under the current key (claimed before download ids were derived, or
+ * under another DOWNLOAD_ID_KEY). Called only for its wallet, after a verified signature.
+ */
+export async function setDownloadIdHash(db: Queryable, serialNumber: SerialNumber, downloadIdHash: string): Promise<void> {
+  await db.query(`update passes set download_id_hash = $2 where serial_number = $1`, [serialNumber, downloadIdHash]);
+}
+
+/**
+ * Keeps a file built for `version` if that is still the pass's version and no file of it is
+ * stored yet; either way returns what is stored now. Its Last-Modified is the version's second,
+ * or one second past the previous file's when that is later: If-Modified-Since has whole
+ * seconds, and two versions within one second must not share a date (the second would be
+ * answered 304 to a device holding the first).
+ */
+export async function savePassFile(
+  db: Queryable,
+  serialNumber: SerialNumber,
+  version: string,
+  file: { pkpass: Buffer; etag: string; authTokenHash: string },
+): Promise<PassWithFile> {
+  await db.query(
+    `update passes set pkpass = $3, pkpass_etag = $4, auth_token_hash = coalesce(auth_token_hash, $5),
+       pkpass_built_for = updated_at,
+       pkpass_modified_at = greatest(date_trunc('second', updated_at), coalesce(pkpass_modified_at + interval '1 second', '-infinity'))
+     where serial_number = $1 and updated_at = ${AT_VERSION('$2')}
+       and (pkpass_built_for is null or pkpass_built_for <> updated_at or pkpass is null)`,
+    [serialNumber, version, file.pkpass, file.etag, file.authTokenHash],
+  );
+  const pass = await findPassWithFile(db, { serialNumber });
+  if (!pass) throw new Error('pass vanished while its file was saved');
+  return pass;
+}
+
+/** Records that the pass's Google Wallet object exists (`created`), or only that a save link carrying it whole was handed out. */
+export async function markGoogle(db: Queryable, serialNumber: SerialNumber, at: Date, created: boolean): Promise<void> {
+  await db.query(
+    `update passes set google_linked_at = coalesce(google_linked_at, $2),
+       google_object_at = case when $3::boolean then coalesce(google_object_at, $2) else google_object_at end
+     where serial_number = $1`,
+    [serialNumber, at.toISOString(), created],
+  );
+}
+
+// ---- The claim: a message used, its wallet's pass created ----
+
+/** A claim of one batch: the message to use, the pass to create, and the jobs of its creation. */
+export type PassClaim = {
+  nonceHash: string;
+  publicKey: string;
+  exactText?: string;
+  now: Date;
+  newPass: NewPass;
+  /** Jobs to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
+  onCreated: JobInput[];
+};
+export type ClaimOutcome = { used: boolean; created: boolean };
+
+/**
+ * The claims of one batch in one statement (one transaction per batch: all or none). The
+ * UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent claims of one message
+ * exactly one updates the row (the others wait for it, then find it used). The unique key on
+ * public_key is the one-pass rule: a concurrent claim by the same wallet (from another
+ * instance: this one's batcher never runs one wallet's claims at once) waits for the first
+ * insert, then inserts nothing and reads that pass. One statement rather than
+ * BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only a message stored with exactly that text
+ * is used.
+ */
+export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]): Promise<ClaimOutcome[]> {
+  const rows = await jobs.change<{ used: boolean; created: boolean }>(
+    statementWithJobs({
+      with: `input as (
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
+           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, position)
+       ), used as (
+         update sign_in_messages m set used_at = i.at
+         from input i
+         where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
+           and (i.exact_text is null or m.message = i.exact_text)
+         returning m.nonce_hash, m.public_key
+       ), locked as (
+         -- In key order, as the inits' statement locks them: a batch of claims and a batch of
+         -- inits of the same keys never wait for each other in a cycle (a deadlock, answered 503).
+         select w.public_key from wallet_pending w where w.public_key in (select public_key from used) order by w.public_key for update
+       ), freed as (
+         -- A used message is no longer pending: its key may be issued another.
+         update wallet_pending w set pending = w.pending - u.nonces
+         from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
+         join locked l on l.public_key = u.public_key
+         where w.public_key = u.public_key
+       ), changed as (
+         insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
+         select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
+         from input i join used u on u.nonce_hash = i.nonce_hash
+         on conflict (public_key) do nothing
+         returning serial_number as key
+       )`,
+      jobsParam: '$8',
+      select: `select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
+              exists (select 1 from changed c where c.key = i.serial_number) as created
+       from input i order by i.position`,
+    }),
+    [
+      claims.map((c) => c.nonceHash),
+      claims.map((c) => c.publicKey),
+      claims.map((c) => c.exactText ?? null),
+      claims.map((c) => c.now.toISOString()),
+      claims.map((c) => c.newPass.serialNumber),
+      claims.map((c) => c.newPass.downloadIdHash),
+      claims.map((c) => c.newPass.walletType),
+      jobsParameter(claims.flatMap((c) => c.onCreated.map((job) => ({ ...job, key: c.newPass.serialNumber })))),
+    ],
+    db,
+  );
+  return rows.map((row) => ({ used: row.used, created: row.created }));
+}
+
+// ---- Changes of a pass after its claim (lib/passes/lifecycle.ts) ----
+
+/** The columns a change sets; those left out keep their value. */
+export type PassPatch = Partial<Pick<Pass, 'status' | 'voidReason' | 'expirationDate' | 'relevantDate'>>;
+
+/** What the row must hold for the change to apply (beyond being the version it was computed from). */
+export type PassCondition = { status?: PassStatus; voidReason?: string };
+
+/**
+ * Applies `patch` to the pass if it is still at `version` (the pass the caller read), `require`
+ * holds, and the patch changes something; and, only then, enqueues `jobs`, in the same statement.
+ * updated_at always moves forward, even within one millisecond of the last change: devices ask
+ * for "changed since" by it. Resolves with the pass after the statement and whether it changed;
+ * `moved` when the pass had another version by then (the caller reads it again and retries), and
+ * undefined when no pass has that serial.
+ */
+export async function changePass(
+  jobs: Jobs,
+  change: { serialNumber: SerialNumber; version: string; patch: PassPatch; require?: PassCondition; jobs: JobInput[] },
+): Promise<{ pass: OperatorPass; changed: boolean; moved: boolean } | undefined> {
+  const { serialNumber, patch } = change;
+  const rows = await jobs.change<OperatorPassRowOut & { changed: boolean }>(
+    statementWithJobs({
+      with: `patch as (select $3::jsonb as j),
+        next as (
+          select p.serial_number,
+            case when j ? 'status' then j->>'status' else p.status end as status,
+            case when j ? 'voidReason' then j->>'voidReason' else p.void_reason end as void_reason,
+            case when j ? 'expirationDate' then (j->>'expirationDate')::timestamptz else p.expires_at end as expires_at,
+            case when j ? 'relevantDate' then (j->>'relevantDate')::timestamptz else p.relevant_at end as relevant_at
+          from passes p, patch where p.serial_number = $1
+        ),
+        changed as (
+          update passes p set status = n.status, void_reason = n.void_reason, expires_at = n.expires_at, relevant_at = n.relevant_at,
+            updated_at = greatest(now(), p.updated_at + interval '1 millisecond')
+          from next n
+          where p.serial_number = n.serial_number and p.updated_at = ${AT_VERSION('$2')}
+            and ($4::text is null or p.status = $4) and ($5::text is null or p.void_reason = $5)
+            and (p.status, p.void_reason, p.expires_at, p.relevant_at) is distinct from (n.status, n.void_reason, n.expires_at, n.relevant_at)
+          returning p.*, p.serial_number as key
+        )`,
+      jobsParam: '$6',
+      select: `select ${OPERATOR_PASS_COLUMNS}, true as changed from changed p
+        union all
+        select ${OPERATOR_PASS_COLUMNS}, false from passes p where p.serial_number = $1 and not exists (select 1 from changed)`,
+    }),
+    [
+      serialNumber,
+      change.version,
+      JSON.stringify(patch),
+      change.require?.status ?? null,
+      change.require?.voidReason ?? null,
+      jobsParameter(change.jobs.map((job) => ({ ...job, key: serialNumber }))),
+    ],
+  );
+  const [row] = rows;
+  if (!row) return undefined;
+  const { changed, ...pass } = row;
+  return { pass: toOperatorPass(pass), changed, moved: !changed && pass.version !== change.version };
+}
+
+// ---- The operator's view of passes ----
+
+/** A pass as operators see it: never its download id nor its file. */
+export type OperatorPass = Pick<
+  Pass,
+  'serialNumber' | 'publicKey' | 'walletType' | 'claimedAt' | 'status' | 'voidReason' | 'expirationDate' | 'relevantDate' | 'updatedAt'
+> & {
+  /** How many devices have it registered. */
+  devices: number;
+};
+
+type OperatorPassRowOut = PassRowOut & { devices: number | string };
+
+/** PASS_COLUMNS and the pass's device count. */
+const OPERATOR_PASS_COLUMNS = `${PASS_COLUMNS},
+  (select count(*) from device_registrations d where d.serial_number = p.serial_number)::int as devices`;
+
+/** The operator's fields, in the order the API answers them. */
+const toOperatorPass = (row: OperatorPassRowOut): OperatorPass => {
+  const pass = toPass(row);
+  return {
+    serialNumber: pass.serialNumber,
+    publicKey: pass.publicKey,
+    walletType: pass.walletType,
+    claimedAt: pass.claimedAt,
+    status: pass.status,
+    voidReason: pass.voidReason,
+    expirationDate: pass.expirationDate,
+    relevantDate: pass.relevantDate,
+    updatedAt: pass.updatedAt,
+    devices: Number(row.devices),
+  };
+};
+
+export async function findOperatorPass(db: Queryable, serialNumber: SerialNumber): Promise<OperatorPass | undefined> {
+  const [row] = await db.query<OperatorPassRowOut>(`select ${OPERATOR_PASS_COLUMNS} from passes p where p.serial_number = $1`, [serialNumber]);
+  return row && toOperatorPass(row);
+}
+
+export type PassFilter = { publicKey?: string; serial?: string; status?: PassStatus };
+/**
+ * Where a page ends: the last pass's claim time as PostgreSQL prints it (exact to the microsecond,
+ * with its offset, which a Date would round) and its serial.
+ */
+export type PassPosition = { claimedAt: string; serialNumber: string };
+
+/**
+ * A page of passes, newest claim first (ties by serial number): a stable order, so a pass
+ * claimed while an operator pages through is never seen twice nor makes another skip.
+ */
+export async function listPasses(
+  db: Queryable,
+  filter: PassFilter,
+  after: PassPosition | undefined,
+  limit: number,
+): Promise<{ pass: OperatorPass; position: PassPosition }[]> {
+  const rows = await db.query<OperatorPassRowOut & { position: string }>(
+    `select ${OPERATOR_PASS_COLUMNS}, p.claimed_at::text as position
+     from passes p
+     where ($1::text is null or p.public_key = $1)
+       and ($2::text is null or p.serial_number = $2)
+       and ($3::text is null or p.status = $3)
+       and ($4::timestamptz is null or (p.claimed_at, p.serial_number) < ($4::timestamptz, $5::text))
+     order by p.claimed_at desc, p.serial_number desc
+     limit $6`,
+    [filter.publicKey ?? null, filter.serial ?? null, filter.status ?? null, after?.claimedAt ?? null, after?.serialNumber ?? null, limit],
+  );
+  return rows.map(({ position, ...row }) => ({ pass: toOperatorPass(row), position: { claimedAt: position, serialNumber: row.serialNumber } }));
+}
+
+export type PassStats = { passes: number; active: number; voided: number; devicesRegistered: number; claimsByDay: Map<string, number> };
+
+/** Counts, and claims per UTC day since `since`. */
+export async function passStats(db: Queryable, since: Date): Promise<PassStats> {
+  const [totals] = await db.query<{ passes: number; active: number; voided: number; devices: number }>(
+    `select count(*)::int as passes,
+            count(*) filter (where status = 'active')::int as active,
+            count(*) filter (where status = 'voided')::int as voided,
+            (select count(*) from device_registrations)::int as devices
+     from passes`,
+  );
+  const days = await db.query<{ day: string; count: number }>(
+    `select to_char(claimed_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as count
+     from passes where claimed_at >= $1 group by 1`,
+    [since.toISOString()],
+  );
+  return {
+    passes: totals!.passes,
+    active: totals!.active,
+    voided: totals!.voided,
+    devicesRegistered: totals!.devices,
+    claimsByDay: new Map(days.map((row) => [row.day, Number(row.count)])),
+  };
+}
+
+// ---- The eligibility re-check's reading (lib/eligibility/recheck.ts) ----
+
+/** A pass a round checks: active, or voided by an earlier round (never one an operator voided). */
+export type RecheckPass = Pick<Pass, 'serialNumber' | 'publicKey' | 'status'>;
+
+/** The next page of passes to check, after `afterSerial`, in serial order (keyset: stable while passes change). */
+export async function passesToRecheck(db: Queryable, afterSerial: string, limit: number, voidReason: string): Promise<RecheckPass[]> {
+  return db.query<RecheckPass>(
+    `select serial_number as "serialNumber", public_key as "publicKey", status from passes
+     where serial_number > $1 and (status = 'active' or (status = 'voided' and void_reason = $3))
+     order by serial_number limit $2`,
+    [afterSerial, limit, voidReason],
+  );
+}

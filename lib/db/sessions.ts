@@ -1,0 +1,47 @@
+// The `operator_sessions` table. A session opens in the same statement as its operator message
+// (messages.ts) is used, so of concurrent submissions of one message exactly one wins.
+import { asDate, type Queryable } from './sql';
+
+/**
+ * Uses an operator message and opens its session, in one statement: of concurrent submissions of
+ * one message exactly one opens a session. False when the message was used or expired meanwhile.
+ */
+export async function openSession(
+  db: Queryable,
+  params: { nonceHash: string; publicKey: string; now: Date; tokenHash: string; expiresAt: Date },
+): Promise<boolean> {
+  const [row] = await db.query<{ opened: boolean }>(
+    `with used as (
+       update sign_in_messages set used_at = $3
+       where nonce_hash = $1 and public_key = $2 and purpose = 'operator' and used_at is null and expires_at > $3
+       returning public_key
+     ), opened as (
+       insert into operator_sessions (token_hash, public_key, created_at, expires_at)
+       select $4, public_key, $3, $5 from used
+       returning 1
+     )
+     select exists (select 1 from opened) as opened`,
+    [params.nonceHash, params.publicKey, params.now.toISOString(), params.tokenHash, params.expiresAt.toISOString()],
+  );
+  return row!.opened;
+}
+
+export type SessionRow = { tokenHash: string; publicKey: string; expiresAt: Date };
+
+export async function findSessionByHash(db: Queryable, hash: string, now: Date): Promise<SessionRow | undefined> {
+  const [row] = await db.query<{ tokenHash: string; publicKey: string; expiresAt: Date | string }>(
+    `select token_hash as "tokenHash", public_key as "publicKey", expires_at as "expiresAt"
+     from operator_sessions where token_hash = $1 and revoked_at is null and expires_at > $2`,
+    [hash, now.toISOString()],
+  );
+  return row && { ...row, expiresAt: asDate(row.expiresAt) };
+}
+
+export async function revokeSession(db: Queryable, hash: string, now: Date): Promise<void> {
+  await db.query(`update operator_sessions set revoked_at = $2 where token_hash = $1 and revoked_at is null`, [hash, now.toISOString()]);
+}
+
+/** Deletes sessions that ended (expired or revoked) before `before`. */
+export async function purgeEndedSessions(db: Queryable, before: Date): Promise<void> {
+  await db.query(`delete from operator_sessions where expires_at < $1 or revoked_at < $1`, [before.toISOString()]);
+}
