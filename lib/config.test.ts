@@ -122,7 +122,7 @@ describe('loadConfig', () => {
       expect(message).toBe(`${variable}: is neither PEM text (-----BEGIN …) nor the path of a readable PEM file`);
       expect(message).not.toContain(fragment);
     }
-    const account = `"{\"client_email\":\"a@b.iam.gserviceaccount.com\",\"private_key\":${JSON.stringify(privateKey)}}"`;
+    const account = `"{"client_email":"a@b.iam.gserviceaccount.com","private_key":${JSON.stringify(privateKey)}}"`;
     const message = failureOf({ GOOGLE_WALLET_ISSUER_ID: '3388000000012345678', GOOGLE_SERVICE_ACCOUNT: account });
     expect(message).toBe('GOOGLE_SERVICE_ACCOUNT: is neither JSON text (starting with {) nor the path of a readable JSON file');
     expect(message).not.toContain(fragment);

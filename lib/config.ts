@@ -7,13 +7,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
-import { needsRpc, parseClaimPolicy, type ClaimPolicy } from './eligibility/policy';
+import { type ClaimPolicy, needsRpc, parseClaimPolicy } from './eligibility/policy';
 import { isSolanaAddress } from './wallet-address';
 
 export { ConfigError };
 
-export const DEFAULT_STATEMENT =
-  'Sign this message to prove you own this wallet and claim your wallet pass. No transaction, no fee.';
+export const DEFAULT_STATEMENT = 'Sign this message to prove you own this wallet and claim your wallet pass. No transaction, no fee.';
 
 /**
  * True under `next dev`, whose React build needs eval and injects styles without a nonce (the page
@@ -25,8 +24,7 @@ export const isDevelopmentBuild = (): boolean => process.env.NODE_ENV === 'devel
 export const DEV_PASS_TYPE_ID = 'pass.dev.wallet-pass-claim';
 export const DEV_TEAM_ID = 'DEVTEAM000';
 
-const isLoopbackHost = (hostname: string) =>
-  hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
+const isLoopbackHost = (hostname: string) => hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
 
 const integer = (min: number, max: number) =>
   z
@@ -144,7 +142,10 @@ const apnsOrigin = z.string().transform((value, ctx) => {
 const downloadIdKey = z.string().transform((value, ctx) => {
   const key = Buffer.from(value.trim(), 'utf8');
   if (key.length < 32) {
-    ctx.addIssue({ code: 'custom', message: `must be at least 32 characters of random text (it has ${key.length}); generate one with: openssl rand -base64 32` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be at least 32 characters of random text (it has ${key.length}); generate one with: openssl rand -base64 32`,
+    });
   }
   return key;
 });
@@ -160,7 +161,14 @@ export const DEFAULT_GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 const origin = (example: string) =>
   z.string().transform((value, ctx) => {
     const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+    if (
+      !url ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      (url.pathname !== '/' && url.pathname !== '') ||
+      url.search ||
+      url.hash ||
+      url.username
+    ) {
       ctx.addIssue({ code: 'custom', message: `must be an http:// or https:// origin (no path), such as ${example}` });
       return '';
     }
@@ -200,7 +208,10 @@ const envSchema = z.object({
     .optional(),
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
   DATABASE_TIMEOUT_MS: integer(100, 600_000).default(2000),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 letters, digits or : _ . -')
@@ -235,12 +246,18 @@ const envSchema = z.object({
     .string()
     .regex(/^pass\.[A-Za-z0-9.-]+$/, 'must look like pass.com.example.name')
     .optional(),
-  APPLE_TEAM_ID: z.string().regex(/^[A-Z0-9]{10}$/, 'must be the 10-character Apple team id').optional(),
+  APPLE_TEAM_ID: z
+    .string()
+    .regex(/^[A-Z0-9]{10}$/, 'must be the 10-character Apple team id')
+    .optional(),
   APPLE_SIGNER_CERT: pemOrPath.optional(),
   APPLE_SIGNER_KEY: pemOrPath.optional(),
   APPLE_SIGNER_KEY_PASSPHRASE: z.string().optional(),
   APPLE_WWDR_CERT: pemOrPath.optional(),
-  GOOGLE_WALLET_ISSUER_ID: z.string().regex(/^\d{5,25}$/, 'must be the numeric issuer id').optional(),
+  GOOGLE_WALLET_ISSUER_ID: z
+    .string()
+    .regex(/^\d{5,25}$/, 'must be the numeric issuer id')
+    .optional(),
   GOOGLE_SERVICE_ACCOUNT: jsonOrPath.pipe(serviceAccount).optional(),
   OPERATOR_WALLETS: walletList.optional(),
   WEBHOOK_URL: httpUrl('https://hooks.example.com/wallet-pass').optional(),

@@ -1,15 +1,8 @@
-import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import {
-  anzaOffchainEnvelope,
-  isCanonicalScalar,
-  isStrictPoint,
-  legacyOffchainEnvelope,
-  verifyEd25519Strict,
-  verifyWalletSignature,
-} from './signature';
+import { anzaOffchainEnvelope, isCanonicalScalar, isStrictPoint, legacyOffchainEnvelope, verifyEd25519Strict, verifyWalletSignature } from './signature';
 
 const L = (1n << 252n) + 27742317777372353535851937790883648493n;
 const toLittleEndian = (n: bigint) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex').reverse();

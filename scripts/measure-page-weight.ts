@@ -11,9 +11,8 @@
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { E2EWallet } from '../e2e/support/wallet';
-import { freePort } from './support/server-process';
 import { launchChromium } from './support/chromium';
-import { ServerProcess } from './support/server-process';
+import { freePort, ServerProcess } from './support/server-process';
 
 /** The budget: 250 kB of JavaScript as sent at first load (kB = 1000 bytes, the stricter reading). */
 const BUDGET_BYTES = 250_000;

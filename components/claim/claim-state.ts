@@ -1,9 +1,9 @@
 // The claim flow's states and the pure rules between them: which step a state belongs to, what an
 // API failure means for the person, and when an issued message can be signed again. The hook in
 // use-claim-flow.ts drives the transitions; the views in ClaimCard.tsx render one state each.
-import { ClaimApiError, type InitResult } from '@/lib/client';
 
 import type { WalletFailure, WalletOption } from '@/components/wallet/types';
+import { ClaimApiError, type InitResult } from '@/lib/client';
 
 export type { WalletFailure, WalletOption };
 

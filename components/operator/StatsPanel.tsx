@@ -2,10 +2,10 @@
 // The totals and the claims-per-day chart, from GET /api/v1/operator/stats; they reload with the
 // list whenever a pass changes.
 import { useEffect, useState } from 'react';
-import { operatorApi, type OperatorStats } from '@/lib/client/operator';
+import { type OperatorStats, operatorApi } from '@/lib/client/operator';
 import { ClaimsChart } from './ClaimsChart';
-import { useConsole } from './console-context';
 import styles from './console.module.css';
+import { useConsole } from './console-context';
 
 const TOTALS: { key: keyof Omit<OperatorStats, 'claimsPerDay'>; label: string }[] = [
   { key: 'passes', label: 'Passes' },

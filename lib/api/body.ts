@@ -55,5 +55,4 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return Buffer.concat(chunks);
 }
 
-const tooLarge = (limit: number) =>
-  new AppError('payload_too_large', `The body must be at most ${limit} bytes.`);
+const tooLarge = (limit: number) => new AppError('payload_too_large', `The body must be at most ${limit} bytes.`);

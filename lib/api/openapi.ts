@@ -3,9 +3,9 @@
 // with (z.toJSONSchema); every error answer is derived from the problem catalogue (lib/errors.ts).
 // Nothing here restates a field by hand, so the document cannot drift from the code.
 import { z } from 'zod';
-import { AppError, isAppError, PROBLEM_CODES, PROBLEMS, problemType, type ErrorCode } from '../errors';
+import { AppError, type ErrorCode, isAppError, PROBLEM_CODES, PROBLEMS, problemType } from '../errors';
 import { parseInput } from '../validate';
-import { HEADERS, TAGS, type Endpoint, type HeaderName } from './endpoint';
+import { type Endpoint, HEADERS, type HeaderName, TAGS } from './endpoint';
 import { problemSchema, toProblem } from './problem';
 
 export type JsonSchema = { [keyword: string]: unknown };
@@ -34,7 +34,6 @@ From a terminal, \`npm run claim -- --keypair ~/.config/solana/id.json\` does al
 
 Every path answers CORS preflights and allows any origin, without credentials: the claim and pass endpoints use no cookies, and the operator console's session cookie is SameSite=Strict, never readable cross-origin, and refused on unsafe requests from other origins (see the Operators tag). Every answer carries an \`X-Request-Id\`. Init and claim share a per-address budget of \`RATE_LIMIT_PER_MINUTE\` requests.
 `;
-
 
 export function buildOpenApiDocument(options: DocumentOptions) {
   const components = new ComponentSchemas();
@@ -86,10 +85,7 @@ const SECURITY_SCHEMES = {
 } as const;
 
 function operation(endpoint: Endpoint, components: ComponentSchemas) {
-  const parameters: unknown[] = [
-    ...schemaParameters(endpoint.params, 'path', components),
-    ...schemaParameters(endpoint.query, 'query', components),
-  ];
+  const parameters: unknown[] = [...schemaParameters(endpoint.params, 'path', components), ...schemaParameters(endpoint.query, 'query', components)];
   for (const header of endpoint.requestHeaders ?? []) {
     parameters.push({ name: header.name, in: 'header', required: false, description: header.description, schema: { type: 'string' } });
   }

@@ -5,8 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClaimClient, isClaimApiError, type ClaimApiError } from '../client';
-import { PROBLEMS, type ErrorCode } from '../errors';
+import { type ClaimApiError, createClaimClient, isClaimApiError } from '../client';
+import { type ErrorCode, PROBLEMS } from '../errors';
 import { KeypairError, parseSolanaKeypair, signMessage } from '../solana-keypair';
 import { WALLET_TYPES } from '../wallet-types';
 
@@ -63,7 +63,10 @@ export function helpText(): string {
   const codes = [
     ['0', 'the pass was claimed and saved'],
     ...Object.values(LOCAL_EXIT_CODES).map(({ exitCode, meaning }) => [String(exitCode), meaning]),
-    ...Object.entries(PROBLEM_EXIT_CODES).map(([code, exitCode]) => [String(exitCode), `${code} (${PROBLEMS[code as ErrorCode].status}): ${PROBLEMS[code as ErrorCode].title.toLowerCase()}`]),
+    ...Object.entries(PROBLEM_EXIT_CODES).map(([code, exitCode]) => [
+      String(exitCode),
+      `${code} (${PROBLEMS[code as ErrorCode].status}): ${PROBLEMS[code as ErrorCode].title.toLowerCase()}`,
+    ]),
   ].sort(([a], [b]) => Number(a) - Number(b));
   return `Usage: npm run claim -- [--keypair <file>] [--url <origin>] [--wallet-type <name>] [--out <file>]
 
@@ -139,9 +142,7 @@ export async function runClaim(argv: string[], output: Output, fetchImpl?: typeo
       publicKey: keypair.address,
       ...(options.walletType !== undefined ? { walletType: options.walletType as never } : {}),
     });
-    output.stderr(
-      claimed.created ? `Claimed a new pass for ${keypair.address}.` : `${keypair.address} already had a pass: here it is again.`,
-    );
+    output.stderr(claimed.created ? `Claimed a new pass for ${keypair.address}.` : `${keypair.address} already had a pass: here it is again.`);
     output.stdout(claimed.downloadUrl);
 
     const file = await client.download(claimed.downloadUrl);

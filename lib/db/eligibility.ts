@@ -49,7 +49,11 @@ export async function startRound(db: Queryable): Promise<number> {
   return Number(row!.id);
 }
 
-export async function finishRound(db: Queryable, id: number, counts: { checked: number; voided: number; restored: number; error: string | null }): Promise<void> {
+export async function finishRound(
+  db: Queryable,
+  id: number,
+  counts: { checked: number; voided: number; restored: number; error: string | null },
+): Promise<void> {
   await db.query(`update eligibility_rounds set finished_at = now(), checked = $2, voided = $3, restored = $4, error = $5 where id = $1`, [
     id,
     counts.checked,

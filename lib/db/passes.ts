@@ -5,8 +5,8 @@
 //
 // A pass's version is its updated_at as microseconds since the epoch in text (sql.ts, VERSION_OF).
 import type { SerialNumber } from '../passes/ids';
-import { statementWithJobs, jobsParameter, type JobInput, type Jobs } from './jobs';
-import { asDate, asOptionalDate, AT_VERSION, VERSION_OF, type Queryable } from './sql';
+import { type JobInput, type Jobs, jobsParameter, statementWithJobs } from './jobs';
+import { AT_VERSION, asDate, asOptionalDate, type Queryable, VERSION_OF } from './sql';
 
 export type PassStatus = 'active' | 'voided';
 

@@ -2,8 +2,8 @@
 // registration per device and pass is its primary key; a registration made or removed enqueues
 // its events in the same statement (statementWithJobs), so the change and its events commit together.
 import type { SerialNumber } from '../passes/ids';
-import { jobsParameter, statementWithJobs, type JobInput, type Jobs } from './jobs';
-import { AT_VERSION, VERSION_OF, type Queryable } from './sql';
+import { type JobInput, type Jobs, jobsParameter, statementWithJobs } from './jobs';
+import { AT_VERSION, type Queryable, VERSION_OF } from './sql';
 
 export type Registration = { deviceLibraryIdentifier: string; pushToken: string };
 

@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { getMetadataAccountDataSerializer } from '@metaplex-foundation/mpl-token-metadata';
 import {
+  type Address,
   address,
   createSolanaRpc,
   getAddressEncoder,
@@ -12,7 +13,6 @@ import {
   getProgramDerivedAddress,
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
-  type Address,
 } from '@solana/kit';
 
 export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
@@ -165,11 +165,7 @@ export function createChainReader(url: string): ChainReader {
  * (mpl-token-metadata's generated serializer, so every layout version it knows is read as Metaplex
  * reads it). An account that does not decode, or that belongs to another mint, names none.
  */
-function decodeVerifiedCollection(
-  serializer: ReturnType<typeof getMetadataAccountDataSerializer>,
-  bytes: Uint8Array,
-  mint: string,
-): string | undefined {
+function decodeVerifiedCollection(serializer: ReturnType<typeof getMetadataAccountDataSerializer>, bytes: Uint8Array, mint: string): string | undefined {
   try {
     const [metadata] = serializer.deserialize(bytes);
     if (metadata.mint !== mint || metadata.collection.__option !== 'Some') return undefined;

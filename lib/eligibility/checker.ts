@@ -1,8 +1,9 @@
 // Whether a wallet meets CLAIM_POLICY now: the rules of policy.ts evaluated against the chain
 // (chain.ts), with the missing requirement said in plain words, a short cache of positive answers
 // for the claim path, and a batched form for the re-check rounds.
+
+import { type ChainReader, ChainUnavailable, type Deadline, deadlineIn } from './chain';
 import type { ClaimRule } from './policy';
-import { ChainUnavailable, deadlineIn, type ChainReader, type Deadline } from './chain';
 
 export type Verdict = { eligible: true } | { eligible: false; missing: string };
 

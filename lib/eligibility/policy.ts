@@ -176,9 +176,7 @@ class JsonSyntaxAt {
   constructor(readonly offset: number) {}
 }
 
-const address = z
-  .string({ error: ADDRESS })
-  .refine(isSolanaAddress, ADDRESS);
+const address = z.string({ error: ADDRESS }).refine(isSolanaAddress, ADDRESS);
 
 /** Base units as a decimal string: JSON numbers lose precision past 2^53, and amounts reach 2^64. */
 const baseUnits = z
@@ -216,7 +214,8 @@ function ruleSchema(depth: number, baseDir: string): z.ZodType<ClaimRule> {
     .strict()
     .superRefine((rule, ctx) => {
       const keys = Object.keys(rule);
-      if (keys.length !== 1) ctx.addIssue({ code: 'custom', message: keys.length === 0 ? `is empty: ${ONE_OF}` : `has ${keys.length} keys (${keys.join(', ')}): ${ONE_OF}` });
+      if (keys.length !== 1)
+        ctx.addIssue({ code: 'custom', message: keys.length === 0 ? `is empty: ${ONE_OF}` : `has ${keys.length} keys (${keys.join(', ')}): ${ONE_OF}` });
     })
     .transform((rule) => toRule(rule as RuleObject));
 }

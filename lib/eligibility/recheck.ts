@@ -8,17 +8,9 @@
 // and no instance starts one within the interval of the last (lib/db/eligibility.ts).
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
-import {
-  finishRound,
-  lastRound,
-  releaseRecheckLease,
-  renewRecheckLease,
-  startRound,
-  takeRecheckLease,
-  type RoundRecord,
-} from '../db/eligibility';
+import { finishRound, lastRound, type RoundRecord, releaseRecheckLease, renewRecheckLease, startRound, takeRecheckLease } from '../db/eligibility';
 import { passesToRecheck } from '../db/passes';
-import { restorePass, voidPass, type LifecycleDeps } from '../passes/lifecycle';
+import { type LifecycleDeps, restorePass, voidPass } from '../passes/lifecycle';
 import { describeRule, type EligibilityChecker, type PolicyDescription } from './checker';
 
 /** What a re-check round needs: the checker, and what voiding or restoring a pass needs. */
@@ -76,7 +68,10 @@ export async function runRecheckRound(
         verdicts = await checker.checkMany([...new Set(page.map((pass) => pass.publicKey))]);
       } catch (error) {
         counts.error = `stopped: ${(error as Error).message}`;
-        services.log.error({ event: 'eligibility_round_stopped', round: id, err: (error as Error).message, checked: counts.checked }, 'eligibility re-check stopped: nothing more voided this round');
+        services.log.error(
+          { event: 'eligibility_round_stopped', round: id, err: (error as Error).message, checked: counts.checked },
+          'eligibility re-check stopped: nothing more voided this round',
+        );
         break;
       }
       for (const pass of page) {
@@ -117,7 +112,9 @@ export function startRechecks(services: RecheckDeps): () => Promise<void> {
   const tick = () => {
     if (running || stopping.signal.aborted) return;
     running = runRecheckRound(services, { signal: stopping.signal })
-      .catch((error: unknown) => services.log.warn({ event: 'eligibility_round_not_started', err: (error as Error).message }, 'could not start an eligibility re-check round'))
+      .catch((error: unknown) =>
+        services.log.warn({ event: 'eligibility_round_not_started', err: (error as Error).message }, 'could not start an eligibility re-check round'),
+      )
       .finally(() => (running = undefined));
   };
   const timer = setInterval(tick, Math.min(seconds, MAX_TICK_SECONDS) * 1000);

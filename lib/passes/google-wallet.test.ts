@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { TEST_ISSUER_ID, testServiceAccount } from '@/test/support/google';
 import { ConfigError, loadConfig } from '../config';
 import { WALLET_TYPES } from '../wallet-types';
+import type { PassContent } from './content';
 import { designFor } from './designs';
 import { createGoogleWallet, GOOGLE_SAVE_URL, googleSaveUrl, LONGEST_PASS, MAX_JWT_LENGTH } from './google-wallet';
-import type { PassContent } from './content';
 
 const account = testServiceAccount();
 const ADDRESS = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -42,13 +42,24 @@ describe('Save to Google Wallet links', () => {
 
   it('signs a savetowallet JWT with RS256 for audience google, from the service account, for PUBLIC_BASE_URL', async () => {
     const google = (await walletFor())!;
-    const content: PassContent = { serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10', publicKey: ADDRESS, walletType: 'Phantom', claimedAt: new Date('2026-03-14T15:09:26Z') };
+    const content: PassContent = {
+      serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
+      publicKey: ADDRESS,
+      walletType: 'Phantom',
+      claimedAt: new Date('2026-03-14T15:09:26Z'),
+    };
     const now = new Date('2026-03-14T16:00:00Z');
     const { jwt, payload, protectedHeader } = await verified(await googleSaveUrl(content, google, now));
 
     expect(decodeProtectedHeader(jwt)).toEqual({ alg: 'RS256' });
     expect(protectedHeader.alg).toBe('RS256');
-    expect(payload).toMatchObject({ iss: account.clientEmail, aud: 'google', typ: 'savetowallet', iat: now.getTime() / 1000, origins: ['https://passes.example.com'] });
+    expect(payload).toMatchObject({
+      iss: account.clientEmail,
+      aud: 'google',
+      typ: 'savetowallet',
+      iat: now.getTime() / 1000,
+      origins: ['https://passes.example.com'],
+    });
     expect(payload.payload.genericObjects).toHaveLength(1);
     expect(payload.payload.genericObjects[0]).toEqual({
       id: `${TEST_ISSUER_ID}.3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10`,

@@ -3,18 +3,18 @@
 // registered for it gets an APNs push (one queued job each); its Google Wallet object is PATCHed.
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { isAppError } from '../errors';
-import { markGoogle, savePassFile, type Pass, type PassWithFile } from '../db/passes';
+import { markGoogle, type Pass, type PassWithFile, savePassFile } from '../db/passes';
 import type { Store } from '../db/store';
+import { isAppError } from '../errors';
 import type { Logger } from '../log';
 import { isWalletType, type WalletType } from '../wallet-types';
 import { ApnsClient } from './apns';
-import { authenticationToken, loadTokenKey, tokenHash, type TokenKey } from './authentication-token';
+import { authenticationToken, loadTokenKey, type TokenKey, tokenHash } from './authentication-token';
 import type { SigningMaterial } from './certificates';
 import type { PassContent } from './content';
 import { GoogleWalletApi } from './google-api';
-import { googleObjectId, googleSaveUrl, googleSaveUrlOfObject, type GoogleWallet } from './google-wallet';
-import { buildPkpass, passFilename, type PassIssuer } from './pkpass';
+import { type GoogleWallet, googleObjectId, googleSaveUrl, googleSaveUrlOfObject } from './google-wallet';
+import { buildPkpass, type PassIssuer, passFilename } from './pkpass';
 
 export type Living = {
   tokenKey: TokenKey;
@@ -111,7 +111,10 @@ export async function googleSaveLink(
     return googleSaveUrlOfObject(googleObjectId(content, google), google);
   } catch (error) {
     if (isAppError(error)) throw error;
-    deps.log.warn({ event: 'google_object_insert_failed', serial: pass.serialNumber, err: (error as Error).message }, 'Google Wallet API did not create the object: the link carries it whole');
+    deps.log.warn(
+      { event: 'google_object_insert_failed', serial: pass.serialNumber, err: (error as Error).message },
+      'Google Wallet API did not create the object: the link carries it whole',
+    );
     // Not marked as created: the next request tries the API again, and the next change inserts it.
     await markGoogle(deps.store.sql, pass.serialNumber, new Date(), false);
     return googleSaveUrl(content, google);

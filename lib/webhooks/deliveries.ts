@@ -13,7 +13,9 @@ const encodeCursor = (id: string) => Buffer.from(`d:${id}`).toString('base64url'
 function decodeCursor(cursor: string): number {
   const match = /^d:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match) {
-    throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', { fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }] });
+    throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', {
+      fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }],
+    });
   }
   return Number(match[1]);
 }

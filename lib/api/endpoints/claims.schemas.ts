@@ -47,7 +47,8 @@ export type ClaimBody = z.infer<typeof claimBodySchema>;
 export const claimResponseSchema = z
   .object({
     downloadUrl: z.url().meta({
-      description: 'PUBLIC_BASE_URL + /download?pass=<pass_id>. The same URL every time this wallet claims. It is a bearer secret: whoever has it can download the pass.',
+      description:
+        'PUBLIC_BASE_URL + /download?pass=<pass_id>. The same URL every time this wallet claims. It is a bearer secret: whoever has it can download the pass.',
     }),
   })
   .meta({ id: 'ClaimResponse' });

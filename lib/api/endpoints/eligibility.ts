@@ -1,6 +1,6 @@
 // Who may claim (CLAIM_POLICY), as the operator console shows it: the policy and its re-checks.
 import { eligibilityStatus } from '../../eligibility/recheck';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import { eligibilityStatusSchema } from './eligibility.schemas';
 
 export const ELIGIBILITY_ENDPOINTS: readonly Endpoint[] = [

@@ -7,7 +7,7 @@ import { getOperatorPass, getStats, listOperatorPasses } from '../../operators/p
 import { createOperatorSession, endSession, issueOperatorMessage, SESSION_TTL_SECONDS } from '../../operators/sessions';
 import { restorePass, updatePassDates, voidPass } from '../../passes/lifecycle';
 import { getDeliveries, retryWebhookDelivery } from '../../webhooks/deliveries';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import { initQuerySchema, initResponseSchema } from './claims.schemas';
 import { EXAMPLE_API_KEY, EXAMPLE_OPERATOR_INIT_RESPONSE, EXAMPLE_PASS, EXAMPLE_SESSION_REQUEST, EXAMPLE_SESSION_RESPONSE } from './operator.examples';
 import {
@@ -47,7 +47,12 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     invalidExample: { publicKey: 'not-a-key' },
     rateLimited: true,
     responses: {
-      200: { description: 'The message to sign, and its fields.', json: initResponseSchema, example: EXAMPLE_OPERATOR_INIT_RESPONSE, headers: ['Cache-Control'] },
+      200: {
+        description: 'The message to sign, and its fields.',
+        json: initResponseSchema,
+        example: EXAMPLE_OPERATOR_INIT_RESPONSE,
+        headers: ['Cache-Control'],
+      },
     },
     problems: ['invalid_request'],
     handle: async ({ query }, { services }) => ({ json: await issueOperatorMessage(services, query.publicKey) }),
@@ -64,13 +69,24 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     responses: {
       201: { description: 'Signed in.', json: sessionResponseSchema, example: EXAMPLE_SESSION_RESPONSE, headers: ['Set-Cookie'] },
     },
-    problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'forbidden', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
+    problems: [
+      'invalid_request',
+      'message_not_issued',
+      'message_expired',
+      'signature_invalid',
+      'forbidden',
+      'message_already_used',
+      'payload_too_large',
+      'unsupported_media_type',
+    ],
     handle: async ({ body, headers }, { services }) => {
       const session = await createOperatorSession(services, body);
       return {
         status: 201,
         json: { token: session.token, expiresAt: session.expiresAt.toISOString() },
-        headers: fromOwnOriginOrNoBrowser(services, { headers }) ? { 'set-cookie': sessionCookie(services, session.token, SESSION_TTL_SECONDS) } : ({} as Record<string, string>),
+        headers: fromOwnOriginOrNoBrowser(services, { headers })
+          ? { 'set-cookie': sessionCookie(services, session.token, SESSION_TTL_SECONDS) }
+          : ({} as Record<string, string>),
       };
     },
   }),
@@ -92,7 +108,8 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'signOut',
     tag: 'Operators',
     summary: 'Sign out',
-    description: 'Ends the session of the token (or cookie) at once, everywhere, and clears the cookie. An API key is not a session: revoke it with `DELETE /api/v1/operator/api-keys/{id}` (this answers 403 for one).',
+    description:
+      'Ends the session of the token (or cookie) at once, everywhere, and clears the cookie. An API key is not a session: revoke it with `DELETE /api/v1/operator/api-keys/{id}` (this answers 403 for one).',
     auth: 'operator',
     responses: { 204: { description: 'Signed out.', headers: ['Set-Cookie'] } },
     problems: [],
@@ -112,7 +129,13 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     auth: 'operator',
     body: { schema: apiKeyCreateSchema, example: { name: 'nightly export' }, optional: true },
     invalidExample: { name: '' },
-    responses: { 201: { description: 'The key, this once.', json: apiKeyCreatedSchema, example: { ...EXAMPLE_API_KEY, key: 'wpck_Jx0yH1m8Zt5Lr7Vk9Hs4Jd2Pn6Ag0Ue1To7Ri3Ew3q2' } } },
+    responses: {
+      201: {
+        description: 'The key, this once.',
+        json: apiKeyCreatedSchema,
+        example: { ...EXAMPLE_API_KEY, key: 'wpck_Jx0yH1m8Zt5Lr7Vk9Hs4Jd2Pn6Ag0Ue1To7Ri3Ew3q2' },
+      },
+    },
     problems: ['invalid_request', 'payload_too_large', 'unsupported_media_type'],
     handle: async ({ body }, { services, operator }) => {
       const created = await createApiKey(services, operator, body.name);
@@ -192,11 +215,18 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     params: serialParamsSchema,
     body: { schema: passDatesBodySchema, example: { expirationDate: '2026-12-31T23:00:00Z', relevantDate: null } },
     invalidExample: { expirationDate: '31/12/2026' },
-    responses: { 200: { description: 'The pass, with its dates.', json: operatorPassSchema, example: { ...EXAMPLE_PASS, status: 'active', voidReason: null, expirationDate: '2026-12-31T23:00:00.000Z' } } },
+    responses: {
+      200: {
+        description: 'The pass, with its dates.',
+        json: operatorPassSchema,
+        example: { ...EXAMPLE_PASS, status: 'active', voidReason: null, expirationDate: '2026-12-31T23:00:00.000Z' },
+      },
+    },
     problems: ['invalid_request', 'pass_not_found', 'payload_too_large', 'unsupported_media_type'],
     handle: async ({ params, body }, { services, operator }) => {
       const { pass, changed } = await updatePassDates(services, params.serialNumber, body);
-      if (changed) services.log.info({ event: 'operator_updated_pass', serial: pass.serialNumber, by: operator.publicKey }, 'operator changed the dates of a pass');
+      if (changed)
+        services.log.info({ event: 'operator_updated_pass', serial: pass.serialNumber, by: operator.publicKey }, 'operator changed the dates of a pass');
       return { json: passJson(pass) };
     },
   }),
@@ -226,7 +256,8 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'restorePass',
     tag: 'Operators',
     summary: 'Restore a voided pass',
-    description: 'Makes a voided pass active again (its reason cleared), with the same updates as a void and a `pass.restored` webhook. Restoring an active pass changes nothing. No body.',
+    description:
+      'Makes a voided pass active again (its reason cleared), with the same updates as a void and a `pass.restored` webhook. Restoring an active pass changes nothing. No body.',
     auth: 'operator',
     params: serialParamsSchema,
     malformedInput: 'pass_not_found',
@@ -244,7 +275,8 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'operatorStats',
     tag: 'Operators',
     summary: 'Statistics',
-    description: 'How many passes, active and voided, device registrations, and claims on each of the last 30 days (UTC; every day listed, zeros included, today last).',
+    description:
+      'How many passes, active and voided, device registrations, and claims on each of the last 30 days (UTC; every day listed, zeros included, today last).',
     auth: 'operator',
     responses: { 200: { description: 'The numbers.', json: statsSchema } },
     problems: [],

@@ -1,7 +1,7 @@
 // The pass files and the check at the door: the .pkpass download, the Google Wallet link, and the
 // scanner check as JSON and as its HTML page.
 import { getGoogleSaveUrl, getPassFile, verifyPass } from '../../claims';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import { matchesEtag } from '../etag';
 import { verifyPageReply } from '../verify-page';
 import { downloadQuerySchema, googleSaveResponseSchema, passCheckSchema, verifyQuerySchema } from './passes.schemas';
@@ -19,7 +19,11 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     malformedInput: 'pass_not_found',
     requestHeaders: [{ name: 'If-None-Match', description: 'The ETag of a copy you have: 304 if it is current.' }],
     responses: {
-      200: { description: 'The .pkpass file.', file: 'application/vnd.apple.pkpass', headers: ['ETag', 'Last-Modified', 'Content-Disposition', 'Cache-Control'] },
+      200: {
+        description: 'The .pkpass file.',
+        file: 'application/vnd.apple.pkpass',
+        headers: ['ETag', 'Last-Modified', 'Content-Disposition', 'Cache-Control'],
+      },
       304: { description: 'Your copy (If-None-Match) is current.', headers: ['ETag'] },
     },
     problems: ['pass_not_found'],
@@ -79,7 +83,7 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'The scanner check page',
     description:
-      "The page a pass's QR code opens, for staff at a door: whether the pass is genuine and valid (green), issued here but voided (red, \"Voided\"), or not issued here (red), with its wallet address, wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.",
+      'The page a pass\'s QR code opens, for staff at a door: whether the pass is genuine and valid (green), issued here but voided (red, "Voided"), or not issued here (red), with its wallet address, wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.',
     query: verifyQuerySchema,
     responses: {
       200: { description: 'Issued by this service: genuine and valid, or voided (shown in red, never as valid).', file: 'text/html' },

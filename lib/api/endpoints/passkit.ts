@@ -1,7 +1,7 @@
 // Living passes: Apple's PassKit web service (docs/living-passes.md), under /passkit/v1. Wallet
 // authenticates with the pass's own token (`Authorization: ApplePass`), checked by the use cases.
 import { latestPass, recordDeviceLogs, registerDevice, unregisterDevice, updatedSerials } from '../../passes/web-service';
-import { endpoint, type Endpoint, type Reply } from '../endpoint';
+import { type Endpoint, endpoint, type Reply } from '../endpoint';
 import {
   deviceParamsSchema,
   logsBodySchema,
@@ -40,7 +40,8 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'passkitUnregisterDevice',
     tag: 'PassKit',
     summary: 'Unregister a device from a pass’s updates',
-    description: 'Wallet calls this when the pass is removed from the device. Needs `Authorization: ApplePass <authenticationToken>`. 200 whether or not the device was registered.',
+    description:
+      'Wallet calls this when the pass is removed from the device. Needs `Authorization: ApplePass <authenticationToken>`. 200 whether or not the device was registered.',
     params: registrationParamsSchema,
     requestHeaders: [{ name: 'Authorization', description: '`ApplePass <authenticationToken>`' }],
     responses: { 200: { description: 'Not registered (any more).' } },
@@ -110,7 +111,8 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'passkitLog',
     tag: 'PassKit',
     summary: 'Wallet’s error reports',
-    description: 'Wallet reports problems it met with this web service; they are written to the service log (at most 20 entries of 1,000 characters per request).',
+    description:
+      'Wallet reports problems it met with this web service; they are written to the service log (at most 20 entries of 1,000 characters per request).',
     body: { schema: logsBodySchema, example: { logs: ['Web service error for pass.example: Response to GET was not a valid pass.'] } },
     responses: { 200: { description: 'Logged.' } },
     problems: ['invalid_request', 'payload_too_large', 'unsupported_media_type'],

@@ -1,5 +1,5 @@
 // The configuration check: every variable loadConfig refuses, named in one run.
-import { ConfigError, loadConfig, type Config } from '../../config';
+import { type Config, ConfigError, loadConfig } from '../../config';
 import { bad, type FailedLine } from './check-line';
 
 export type Env = Record<string, string | undefined>;

@@ -1,20 +1,20 @@
 // npm run doctor, run on real files, the real PostgreSQL and Redis of this machine, and real
 // sockets: one good configuration, then one broken configuration per check, each of which must
 // fail that check alone and name the problem without printing a secret.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import forge from 'node-forge';
 import { Redis } from 'ioredis';
+import forge from 'node-forge';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDefaultUser } from '../../db/client';
-import { formatLine, isFailure, runDoctor, type DoctorOptions, type DoctorReport } from './index';
+import { type DoctorOptions, type DoctorReport, formatLine, isFailure, runDoctor } from './index';
 
 // These tests need the PostgreSQL and Redis this machine runs (see FACTS.md); beforeAll fails with
 // the reason when either does not answer, rather than letting the good configuration fail vaguely.
@@ -55,7 +55,10 @@ function makeCa(organizationalUnit: string): Chain['ca'] {
   ];
   cert.setSubject(name);
   cert.setIssuer(name);
-  cert.setExtensions([{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, critical: true }]);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, critical: true },
+  ]);
   cert.sign(keys.key, forge.md.sha256.create());
   return { cert, key: keys.key };
 }
@@ -76,7 +79,10 @@ function makeSigner(ca: Chain['ca'], options: { key?: ReturnType<typeof rsaKey>;
     { name: 'countryName', value: 'US' },
   ]);
   cert.setIssuer(ca.cert.subject.attributes);
-  cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, critical: true }]);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
+  ]);
   cert.sign(ca.key, forge.md.sha256.create());
   return { signerPem: forge.pki.certificateToPem(cert), keyPem: key.pem, key };
 }
@@ -151,7 +157,11 @@ beforeAll(async () => {
     request.on('end', () => {
       const { id, method } = JSON.parse(body) as { id: number; method: string };
       response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify(method === 'getHealth' ? { jsonrpc: '2.0', id, result: 'ok' } : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
+      response.end(
+        JSON.stringify(
+          method === 'getHealth' ? { jsonrpc: '2.0', id, result: 'ok' } : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } },
+        ),
+      );
     });
   });
   rpcPort = await listen(rpc);
@@ -162,7 +172,11 @@ beforeAll(async () => {
   silentPort = await listen(silent);
   servers.push(silent);
 
-  const google = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { format: 'pem', type: 'pkcs8' }, publicKeyEncoding: { format: 'pem', type: 'spki' } });
+  const google = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
+    publicKeyEncoding: { format: 'pem', type: 'spki' },
+  });
   goodEnv = {
     DATA_DIR: freshDir(),
     DATABASE_URL: POSTGRES_URL,
@@ -254,13 +268,21 @@ describe('npm run doctor: a good configuration', () => {
     const report = await doctor(env);
     expect(report.exitCode).toBe(0);
     const warning = report.lines.filter((line) => !line.ok);
-    expect(warning.map(formatLine)).toEqual([expect.stringMatching(/^✗ development certificates: passes will not install on a phone .*\. Fix: set APPLE_PASS_TYPE_ID, .* \(a warning: it fails the doctor only with --production\)$/)]);
+    expect(warning.map(formatLine)).toEqual([
+      expect.stringMatching(
+        /^✗ development certificates: passes will not install on a phone .*\. Fix: set APPLE_PASS_TYPE_ID, .* \(a warning: it fails the doctor only with --production\)$/,
+      ),
+    ]);
     expect(printed(report)).toContain('✓ a sample pass builds and its signature verifies (openssl cms -verify)');
     expect(printed(report)).toContain('✓ signer certificate is for the development pass type id pass.dev.wallet-pass-claim and team id DEVTEAM000');
 
     const production = await doctor(env, { production: true });
     expect(production.exitCode).toBe(1);
-    expect(failures(production, true)).toEqual([expect.stringMatching(/^✗ development certificates: passes will not install on a phone .*Fix: set APPLE_PASS_TYPE_ID, .*"Apple Wallet signing material"\)$/)]);
+    expect(failures(production, true)).toEqual([
+      expect.stringMatching(
+        /^✗ development certificates: passes will not install on a phone .*Fix: set APPLE_PASS_TYPE_ID, .*"Apple Wallet signing material"\)$/,
+      ),
+    ]);
   });
 
   it('fails the sample pass when openssl refuses its signature', async () => {
@@ -306,7 +328,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
       '✗ APPLE_WWDR_CERT issued the signer certificate: the signer certificate was issued by "CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=G4, O=Test", not by "CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=Apple Worldwide Developer Relations, O=Test". Fix: use the WWDR intermediate that issued it (today G4: https://www.apple.com/certificateauthority/)',
-      expect.stringContaining('sample pass builds and its signature verifies (openssl cms -verify): not built: APPLE_WWDR_CERT: did not issue APPLE_SIGNER_CERT'),
+      expect.stringContaining(
+        'sample pass builds and its signature verifies (openssl cms -verify): not built: APPLE_WWDR_CERT: did not issue APPLE_SIGNER_CERT',
+      ),
     ]);
   });
 
@@ -354,7 +378,11 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
   });
 
   it('a Google service account key that is EC, not RSA', async () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { format: 'pem', type: 'pkcs8' }, publicKeyEncoding: { format: 'pem', type: 'spki' } });
+    const ec = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
+      publicKeyEncoding: { format: 'pem', type: 'spki' },
+    });
     const env = { ...goodEnv, GOOGLE_SERVICE_ACCOUNT: JSON.stringify({ client_email: 'passes@example.iam.gserviceaccount.com', private_key: ec.privateKey }) };
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
@@ -407,7 +435,13 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
   });
 
   it('names every bad variable in one run, and still runs the checks the others allow', async () => {
-    const report = await doctor({ ...goodEnv, PORT: 'eighty', APPLE_SIGNER_KEY: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7', OPERATOR_WALLETS: 'x', WEBHOOK_SECRET: 'hunter2' });
+    const report = await doctor({
+      ...goodEnv,
+      PORT: 'eighty',
+      APPLE_SIGNER_KEY: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+      OPERATOR_WALLETS: 'x',
+      WEBHOOK_SECRET: 'hunter2',
+    });
     expect(report.exitCode).toBe(1);
     const lines = failures(report);
     expect(lines.map((line) => line.split(':')[0])).toEqual(['✗ PORT', '✗ APPLE_SIGNER_KEY', '✗ OPERATOR_WALLETS', '✗ WEBHOOK_SECRET']);
@@ -449,9 +483,13 @@ describe('npm run doctor: the embedded database', () => {
   /** Another live process holding DATA_DIR/pglite.lock, as the running service does. */
   async function holdLock(): Promise<ChildProcess> {
     const lock = path.join(dataDir, 'pglite.lock');
-    const child = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(lock)}, String(process.pid)); console.log('held'); setInterval(() => {}, 1000)`], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-e', `require('fs').writeFileSync(${JSON.stringify(lock)}, String(process.pid)); console.log('held'); setInterval(() => {}, 1000)`],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout!.once('data', () => resolve());
       child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
@@ -482,7 +520,9 @@ describe('npm run doctor: the embedded database', () => {
     try {
       const port = await healthServer(200);
       const report = await doctor({ DATA_DIR: dataDir, PORT: String(port) });
-      expect(printed(report)).toContain(`✓ embedded database in use by the running service (pid ${holder.pid}); GET http://127.0.0.1:${port}/health answers 200`);
+      expect(printed(report)).toContain(
+        `✓ embedded database in use by the running service (pid ${holder.pid}); GET http://127.0.0.1:${port}/health answers 200`,
+      );
       expect(report.exitCode).toBe(0);
       // The lock is still the holder's: the doctor did not take it over.
       expect(readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8')).toBe(String(holder.pid));
@@ -495,7 +535,13 @@ describe('npm run doctor: the embedded database', () => {
 
       const nobody = await closedPort();
       const gone = await doctor({ DATA_DIR: dataDir, PORT: String(nobody) });
-      expect(failures(gone)).toEqual([expect.stringMatching(new RegExp(`^✗ embedded database in use by the running service \\(pid ${holder.pid}\\); .*: it does not answer \\(fetch failed: ECONNREFUSED\\)\\. Fix: if process ${holder.pid} is not this service`))]);
+      expect(failures(gone)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^✗ embedded database in use by the running service \\(pid ${holder.pid}\\); .*: it does not answer \\(fetch failed: ECONNREFUSED\\)\\. Fix: if process ${holder.pid} is not this service`,
+          ),
+        ),
+      ]);
     } finally {
       await release(holder);
     }

@@ -11,19 +11,14 @@ import type { AppleSigning, Config } from '../../config';
 import { checkAppleSigning, ensureDevelopmentChain } from '../../passes/certificates';
 import { createManifestSigner } from '../../passes/manifest-signer';
 import { buildPkpass } from '../../passes/pkpass';
-import { bad, ok, type CheckLine } from './check-line';
+import { bad, type CheckLine, ok } from './check-line';
 import { errorSummary } from './describe';
 
 /** Any valid address: the sample pass is never served. */
 const SAMPLE_WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 
 /** Prevents: "the download is a broken pass" (anything between the certificates and the zip). */
-export async function checkSamplePass(
-  config: Config,
-  material: { apple: AppleSigning; development: boolean },
-  now: Date,
-  openssl: string,
-): Promise<CheckLine> {
+export async function checkSamplePass(config: Config, material: { apple: AppleSigning; development: boolean }, now: Date, openssl: string): Promise<CheckLine> {
   let what = 'a sample pass builds and its signature verifies (openssl cms -verify)';
   let signing;
   try {
