@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { type ClaimPolicy, needsRpc, parseClaimPolicy } from './eligibility/policy';
+import { firstIssue } from './validate';
 import { isSolanaAddress } from './wallet-address';
 
 export { ConfigError };
@@ -110,7 +111,7 @@ const webhookSecret = z.string().transform((value, ctx) => {
   const base64 = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value.trim())?.[1];
   const key = base64 === undefined ? undefined : Buffer.from(base64, 'base64');
   // Decoding is lenient (it skips bad characters); re-encoding tells whether it was exact.
-  const exact = key !== undefined && key.toString('base64').replace(/=+$/, '') === base64!.replace(/=+$/, '');
+  const exact = base64 !== undefined && key !== undefined && key.toString('base64').replace(/=+$/, '') === base64.replace(/=+$/, '');
   if (!key || !exact || key.length < 24 || key.length > 64) {
     ctx.addIssue({
       code: 'custom',
@@ -354,7 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = firstIssue(parsed.error);
     throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
   }
   const e = parsed.data;
@@ -427,17 +428,19 @@ function appleSigning(e: ParsedEnv): AppleSigning | undefined {
     }
     return undefined;
   }
-  const missing = required.find((name) => e[name] === undefined);
-  if (missing) {
-    throw new ConfigError(missing, `is required when ${set[0]} is set (configure all Apple signing variables, or none)`);
-  }
+  // Read in the order of `required`, so the first missing one is named.
+  const value = (name: (typeof required)[number]): string => {
+    const text = e[name];
+    if (text === undefined) throw new ConfigError(name, `is required when ${set[0]} is set (configure all Apple signing variables, or none)`);
+    return text;
+  };
   return {
-    passTypeIdentifier: e.APPLE_PASS_TYPE_ID!,
-    teamIdentifier: e.APPLE_TEAM_ID!,
-    signerCertPem: e.APPLE_SIGNER_CERT!,
-    signerKeyPem: e.APPLE_SIGNER_KEY!,
+    passTypeIdentifier: value('APPLE_PASS_TYPE_ID'),
+    teamIdentifier: value('APPLE_TEAM_ID'),
+    signerCertPem: value('APPLE_SIGNER_CERT'),
+    signerKeyPem: value('APPLE_SIGNER_KEY'),
     signerKeyPassphrase: e.APPLE_SIGNER_KEY_PASSPHRASE,
-    wwdrCertPem: e.APPLE_WWDR_CERT!,
+    wwdrCertPem: value('APPLE_WWDR_CERT'),
   };
 }
 

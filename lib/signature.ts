@@ -41,8 +41,8 @@ export function isCanonicalScalar(s: Uint8Array): boolean {
 export function isStrictPoint(point: Uint8Array): boolean {
   if (point.length !== 32) return false;
   if (SMALL_ORDER_ENCODINGS.has(Buffer.from(point).toString('hex'))) return false;
-  const y = point.slice();
-  y[31]! &= 0x7f;
+  // y is the point's encoding with its top bit (the sign of x) cleared.
+  const y = Uint8Array.from(point, (byte, index) => (index === 31 ? byte & 0x7f : byte));
   return littleEndian(y) < P;
 }
 

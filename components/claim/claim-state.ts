@@ -82,8 +82,8 @@ export function problemFromApiError(error: unknown, now: number): Problem {
  * and never listing an allowlist. Null when the detail is not in that form.
  */
 export function requirementOf(detail: string | undefined): string | null {
-  const match = detail?.match(/it needs to (.+?)\.?$/s);
-  return match ? match[1]!.trim() : null;
+  const requirement = detail?.match(/it needs to (.+?)\.?$/s)?.[1];
+  return requirement === undefined ? null : requirement.trim();
 }
 
 export function problemFromWalletFailure(failure: Exclude<WalletFailure, 'disconnected'>): Problem {

@@ -25,7 +25,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /** Threat: markup injected through a value (an issuer name from configuration) into the page. */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
 /** The page's colours; the test checks every text colour is WCAG AA or better on its background. */
@@ -120,12 +120,13 @@ function voidedBody(check: PassCheck): string {
 }
 
 function expiredBody(check: PassCheck): string {
+  if (check.expirationDate === null) throw new Error('a pass checked as expired has no expirationDate');
   return (
     verdict(
       'expired',
       '✕',
       'Expired',
-      `This pass was issued by ${check.issuer} but expired on ${formatInstant(new Date(check.expirationDate!))}. Do not accept it.`,
+      `This pass was issued by ${check.issuer} but expired on ${formatInstant(new Date(check.expirationDate))}. Do not accept it.`,
     ) + passDetails(check)
   );
 }

@@ -60,14 +60,15 @@ export class CliFailure extends Error {
 }
 
 export function helpText(): string {
-  const codes = [
+  type Code = [exitCode: string, meaning: string];
+  const codes: Code[] = [
     ['0', 'the pass was claimed and saved'],
-    ...Object.values(LOCAL_EXIT_CODES).map(({ exitCode, meaning }) => [String(exitCode), meaning]),
-    ...Object.entries(PROBLEM_EXIT_CODES).map(([code, exitCode]) => [
-      String(exitCode),
-      `${code} (${PROBLEMS[code as ErrorCode].status}): ${PROBLEMS[code as ErrorCode].title.toLowerCase()}`,
-    ]),
-  ].sort(([a], [b]) => Number(a) - Number(b));
+    ...Object.values(LOCAL_EXIT_CODES).map(({ exitCode, meaning }): Code => [String(exitCode), meaning]),
+    ...Object.entries(PROBLEM_EXIT_CODES).map(
+      ([code, exitCode]): Code => [String(exitCode), `${code} (${PROBLEMS[code as ErrorCode].status}): ${PROBLEMS[code as ErrorCode].title.toLowerCase()}`],
+    ),
+  ];
+  codes.sort(([a], [b]) => Number(a) - Number(b));
   return `Usage: npm run claim -- [--keypair <file>] [--url <origin>] [--wallet-type <name>] [--out <file>]
 
 Claims the wallet pass of a Solana keypair: asks the service for a sign-in message, signs it with
@@ -88,7 +89,7 @@ ${wrap(WALLET_TYPES.join(', '), 29, 100)}
 Output: the download URL on stdout (one line); progress on stderr. A wallet has one pass: claiming
 again gives the same URL. Every failure is one line on stderr, "claim: <what>: <why>", and an
 exit code:
-${codes.map(([exitCode, meaning]) => `  ${exitCode!.padStart(2)}  ${meaning}`).join('\n')}
+${codes.map(([exitCode, meaning]) => `  ${exitCode.padStart(2)}  ${meaning}`).join('\n')}
 `;
 }
 

@@ -1,7 +1,7 @@
 // The tables of the eligibility re-checks: `eligibility_lease`, which lets one instance run a round
 // at a time, and `eligibility_rounds`, the rounds' records (the passes a round reads: passes.ts).
 // Plain parameterized SQL through the store's guarded `sql`, the same on PGlite and PostgreSQL.
-import { asDate, asOptionalDate, type Queryable } from './sql';
+import { asDate, asOptionalDate, onlyRow, type Queryable } from './sql';
 
 export type RoundRecord = {
   id: number;
@@ -45,8 +45,8 @@ export async function releaseRecheckLease(db: Queryable, holder: string): Promis
 }
 
 export async function startRound(db: Queryable): Promise<number> {
-  const [row] = await db.query<{ id: number | string }>(`insert into eligibility_rounds (started_at) values (now()) returning id`);
-  return Number(row!.id);
+  const rows = await db.query<{ id: number | string }>(`insert into eligibility_rounds (started_at) values (now()) returning id`);
+  return Number(onlyRow(rows, 'startRound').id);
 }
 
 export async function finishRound(

@@ -146,10 +146,12 @@ export function createChainReader(url: string): ChainReader {
             } catch (error) {
               throw new ChainUnavailable(error);
             }
-            answer.value.forEach((account, index) => {
+            // The accounts come back in the order asked, one per mint.
+            batchMints.forEach((mint, index) => {
+              const account = answer.value[index];
               if (!account || account.owner !== TOKEN_METADATA_PROGRAM) return;
-              const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(account.data[0]) as Uint8Array, batchMints[index]!);
-              if (collection) found.set(batchMints[index]!, collection);
+              const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(account.data[0]) as Uint8Array, mint);
+              if (collection) found.set(mint, collection);
             });
           })(),
         );

@@ -69,7 +69,9 @@ export class EligibilityChecker {
     if (this.options.cacheSeconds <= 0) return;
     this.cache.delete(wallet);
     this.cache.set(wallet, Date.now() + this.options.cacheSeconds * 1000);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    if (this.cache.size <= CACHE_LIMIT) return;
+    const oldest = this.cache.keys().next();
+    if (!oldest.done) this.cache.delete(oldest.value);
   }
 
   private async evaluate(wallet: string, facts: Facts): Promise<Verdict> {
@@ -180,9 +182,10 @@ function hasRule(rule: ClaimRule, kind: ClaimRule['kind']): boolean {
 
 /** Runs `work` over `items`, at most `limit` at a time; the first failure rejects. */
 async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
+  // One iterator shared by every lane: each item is taken once, by whichever lane is free.
+  const queue = items.values();
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
+    for (const item of queue) await work(item);
   });
   await Promise.all(lanes);
 }

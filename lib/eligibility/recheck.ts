@@ -61,8 +61,9 @@ export async function runRecheckRound(
         break;
       }
       const page = await passesToRecheck(db, after, RECHECK_PAGE, NOT_ELIGIBLE);
-      if (page.length === 0) break;
-      after = page[page.length - 1]!.serialNumber;
+      const last = page.at(-1);
+      if (!last) break;
+      after = last.serialNumber;
       let verdicts;
       try {
         verdicts = await checker.checkMany([...new Set(page.map((pass) => pass.publicKey))]);
@@ -96,7 +97,9 @@ export async function runRecheckRound(
     await releaseRecheckLease(db, holder).catch(() => {});
   }
   services.log.info({ event: 'eligibility_round_finished', round: id, ...counts }, 'eligibility re-check round finished');
-  return { ran: true, round: (await lastRound(db))! };
+  const round = await lastRound(db);
+  if (!round) throw new Error(`eligibility round ${id} finished but is not in eligibility_rounds`);
+  return { ran: true, round };
 }
 
 /**

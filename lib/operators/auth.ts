@@ -43,9 +43,9 @@ export async function authenticateOperator(services: OperatorAuthDeps, request: 
   let token: string | undefined;
   let fromCookie = false;
   if (authorization !== null) {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw unauthorized('The Authorization header must be `Bearer <token>`.');
-    token = match[1]!;
+    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
+    if (bearer === undefined) throw unauthorized('The Authorization header must be `Bearer <token>`.');
+    token = bearer;
   } else {
     token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
     fromCookie = token !== undefined;

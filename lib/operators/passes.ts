@@ -45,7 +45,8 @@ export async function listOperatorPasses(services: OperatorPassesDeps, query: Pa
   const rows = await listPasses(services.store.sql, query, after, query.limit + 1);
   const page = rows.slice(0, query.limit);
   const more = rows.length > query.limit;
-  return { passes: page.map((row) => row.pass), nextCursor: more ? encodeCursor(page.at(-1)!.position) : null };
+  const last = page.at(-1);
+  return { passes: page.map((row) => row.pass), nextCursor: more && last ? encodeCursor(last.position) : null };
 }
 
 export async function getOperatorPass(services: OperatorPassesDeps, serialNumber: string): Promise<OperatorPass> {

@@ -43,7 +43,7 @@ export function createLiving(config: Config, signing: SigningMaterial, google: G
 }
 
 /** What the pass says now, with its web service token: the input of both the Apple file and the Google object. */
-export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent {
+export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent & { authenticationToken: string } {
   const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
   return {
     serialNumber: pass.serialNumber,
@@ -81,7 +81,7 @@ export async function currentPassFile(
     const content = passContentOf(current, living.tokenKey);
     const pkpass = await buildPkpass(content, deps.issuer);
     const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
-    const file = { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken!) };
+    const file = { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken) };
     current = await savePassFile(deps.store.sql, current.serialNumber, current.version, file);
   }
 }
@@ -106,7 +106,8 @@ export async function googleSaveLink(
   const content = passContentOf(pass, living.tokenKey);
   if (pass.googleObjectAt) return googleSaveUrlOfObject(googleObjectId(content, google), google);
   try {
-    await living.googleApi!.upsertObject(content);
+    if (!living.googleApi) throw new Error('the Google Wallet API is not configured');
+    await living.googleApi.upsertObject(content);
     await markGoogle(deps.store.sql, pass.serialNumber, new Date(), true);
     return googleSaveUrlOfObject(googleObjectId(content, google), google);
   } catch (error) {

@@ -57,7 +57,7 @@ function readAppleMaterial(config: Config): AppleMaterial | FailedLine {
   try {
     apple = config.apple ?? { ...ensureDevelopmentChain(config.dataDir) };
   } catch (error) {
-    return bad('development certificates', `cannot be created in DATA_DIR (${errorSummary(error)})`, FIXES.DATA_DIR!);
+    return bad('development certificates', `cannot be created in DATA_DIR (${errorSummary(error)})`, FIXES.DATA_DIR);
   }
   try {
     const signer = parseCertificate(apple.signerCertPem, 'APPLE_SIGNER_CERT');

@@ -40,8 +40,10 @@ export async function checkSamplePass(config: Config, material: { apple: AppleSi
     const files = unzipSync(pass);
     const manifest = files['manifest.json'];
     const signature = files.signature;
+    const passFile = files['pass.json'];
     if (!manifest || !signature) return bad(what, 'the pass has no manifest.json or no signature', 'report this as a bug');
-    const passJson = JSON.parse(Buffer.from(files['pass.json']!).toString('utf8')) as { passTypeIdentifier?: string; teamIdentifier?: string };
+    if (!passFile) return bad(what, 'the pass has no pass.json', 'report this as a bug');
+    const passJson = JSON.parse(Buffer.from(passFile).toString('utf8')) as { passTypeIdentifier?: string; teamIdentifier?: string };
     if (passJson.passTypeIdentifier !== signing.passTypeIdentifier || passJson.teamIdentifier !== signing.teamIdentifier) {
       return bad(what, 'pass.json does not carry the configured pass type id and team id', 'report this as a bug');
     }
