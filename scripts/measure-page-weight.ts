@@ -91,7 +91,9 @@ async function measure(origin: string, { path, prepare, ready }: Case): Promise<
           // Both sizes first, then one synchronous update: `total += await x` would lose concurrent additions.
           const sent = (await request.sizes()).responseBodySize;
           const decoded = (await response.body().catch(() => Buffer.alloc(0))).length;
-          const sizes = (byType[request.resourceType()] ??= { files: 0, sent: 0, decoded: 0 });
+          const type = request.resourceType();
+          const sizes = byType[type] ?? { files: 0, sent: 0, decoded: 0 };
+          byType[type] = sizes;
           sizes.files++;
           sizes.sent += sent;
           sizes.decoded += decoded;

@@ -39,7 +39,8 @@ export function buildOpenApiDocument(options: DocumentOptions) {
   const components = new ComponentSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of options.endpoints) {
-    const item = (paths[endpoint.path] ??= {});
+    const item = paths[endpoint.path] ?? {};
+    paths[endpoint.path] = item;
     const method = endpoint.method.toLowerCase();
     if (item[method]) throw new Error(`${endpoint.method} ${endpoint.path} is registered twice`);
     item[method] = operation(endpoint, components);

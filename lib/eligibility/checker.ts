@@ -136,14 +136,18 @@ class Facts {
 
   tokenBalance(wallet: string, mint: string): Promise<bigint> {
     const key = `${wallet} ${mint}`;
-    let balance = this.balances.get(key);
-    if (!balance) this.balances.set(key, (balance = this.reader().tokenBalance(wallet, mint, this.deadline)));
+    const known = this.balances.get(key);
+    if (known) return known;
+    const balance = this.reader().tokenBalance(wallet, mint, this.deadline);
+    this.balances.set(key, balance);
     return balance;
   }
 
   nftMints(wallet: string): Promise<string[]> {
-    let mints = this.nfts.get(wallet);
-    if (!mints) this.nfts.set(wallet, (mints = this.reader().nftMints(wallet, this.deadline)));
+    const known = this.nfts.get(wallet);
+    if (known) return known;
+    const mints = this.reader().nftMints(wallet, this.deadline);
+    this.nfts.set(wallet, mints);
     return mints;
   }
 
