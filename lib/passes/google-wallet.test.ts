@@ -24,6 +24,9 @@ const walletFor = (env: Record<string, string> = {}) =>
     }),
   );
 
+/** The parts of a save link's claims the tests read. */
+type SaveClaims = { payload: { genericObjects: { hexBackgroundColor: string; cardTitle: { defaultValue: { value: string } } }[] } };
+
 async function verified(url: string) {
   expect(url.startsWith(GOOGLE_SAVE_URL)).toBe(true);
   const jwt = url.slice(GOOGLE_SAVE_URL.length);
@@ -32,7 +35,7 @@ async function verified(url: string) {
     audience: 'google',
     algorithms: ['RS256'],
   });
-  return { jwt, payload: payload as Record<string, any>, protectedHeader };
+  return { jwt, payload: payload as typeof payload & SaveClaims, protectedHeader };
 }
 
 describe('Save to Google Wallet links', () => {
@@ -81,7 +84,7 @@ describe('Save to Google Wallet links', () => {
   it.each(WALLET_TYPES.map((t) => [t]))('gives a %s pass its design colour and name', async (walletType) => {
     const google = (await walletFor())!;
     const { payload } = await verified(await googleSaveUrl({ ...LONGEST_PASS, walletType }, google));
-    const object = payload.payload.genericObjects[0];
+    const object = payload.payload.genericObjects[0]!;
     expect(object.hexBackgroundColor).toBe(designFor(walletType).background);
     expect(object.cardTitle.defaultValue.value).toBe(designFor(walletType).logoText);
   });
