@@ -95,10 +95,10 @@ ${codes.map(([exitCode, meaning]) => `  ${exitCode.padStart(2)}  ${meaning}`).jo
 
 type Options = { keypair: string; keypairGiven: boolean; url: string; walletType?: string; out?: string; help: boolean };
 
-export function parseOptions(argv: string[]): Options {
-  let values;
+/** The command line's options by name; a usage error for anything parseArgs refuses. */
+function readArgs(argv: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
@@ -109,10 +109,14 @@ export function parseOptions(argv: string[]): Options {
         out: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
       },
-    }));
+    }).values;
   } catch (error) {
     throw usage(`${(error as Error).message.split('\n')[0]}`);
   }
+}
+
+export function parseOptions(argv: string[]): Options {
+  const values = readArgs(argv);
   const url = values.url ?? DEFAULT_URL;
   if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) throw usage(`--url must be an http:// or https:// origin, not "${url}"`);
   return {

@@ -82,6 +82,10 @@ export function createChainReader(url: string): ChainReader {
     throw last ?? new Error('deadline passed');
   }
 
+  const unavailable = (error: unknown): never => {
+    throw new ChainUnavailable(error);
+  };
+
   const metadataSerializer = getMetadataAccountDataSerializer();
 
   return {
@@ -92,17 +96,15 @@ export function createChainReader(url: string): ChainReader {
     async tokenBalance(owner, mint, deadline) {
       // With a mint filter the node searches the program that owns the mint, Token or Token-2022
       // (a mint lives under exactly one), so one call covers both programs.
-      let accounts;
-      try {
-        accounts = await call(
-          (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { mint: address(mint) }, { encoding: 'jsonParsed' }).send({ abortSignal }),
-          deadline,
-        );
-      } catch (error) {
+      const accounts = await call(
+        (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { mint: address(mint) }, { encoding: 'jsonParsed' }).send({ abortSignal }),
+        deadline,
+      ).catch((error: unknown) => {
         // A mint that does not exist has no holders: a "no", not an outage.
-        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) && /could not find mint/i.test(serverMessage(error))) return 0n;
+        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) && /could not find mint/i.test(serverMessage(error))) return null;
         throw new ChainUnavailable(error);
-      }
+      });
+      if (accounts === null) return 0n;
       let total = 0n;
       for (const { account } of accounts.value) {
         const info = account.data.parsed.info;
@@ -140,12 +142,8 @@ export function createChainReader(url: string): ChainReader {
         const batchPdas = pdas.slice(start, start + MAX_ACCOUNTS_PER_CALL);
         batches.push(
           (async () => {
-            let answer;
-            try {
-              answer = await call((abortSignal) => rpc.getMultipleAccounts(batchPdas, { encoding: 'base64' }).send({ abortSignal }), deadline);
-            } catch (error) {
-              throw new ChainUnavailable(error);
-            }
+            const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batchPdas, { encoding: 'base64' }).send({ abortSignal });
+            const answer = await call(send, deadline).catch(unavailable);
             // The accounts come back in the order asked, one per mint.
             batchMints.forEach((mint, index) => {
               const account = answer.value[index];

@@ -11,7 +11,7 @@ import type { Config } from '../config';
 import { finishRound, lastRound, type RoundRecord, releaseRecheckLease, renewRecheckLease, startRound, takeRecheckLease } from '../db/eligibility';
 import { passesToRecheck } from '../db/passes';
 import { type LifecycleDeps, restorePass, voidPass } from '../passes/lifecycle';
-import { describeRule, type EligibilityChecker, type PolicyDescription } from './checker';
+import { describeRule, type EligibilityChecker, type PolicyDescription, type Verdict } from './checker';
 
 /** What a re-check round needs: the checker, and what voiding or restoring a pass needs. */
 export type RecheckDeps = LifecycleDeps & {
@@ -64,7 +64,7 @@ export async function runRecheckRound(
       const last = page.at(-1);
       if (!last) break;
       after = last.serialNumber;
-      let verdicts;
+      let verdicts: Map<string, Verdict>;
       try {
         verdicts = await checker.checkMany([...new Set(page.map((pass) => pass.publicKey))]);
       } catch (error) {

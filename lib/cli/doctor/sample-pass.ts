@@ -8,7 +8,7 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import * as pkijs from 'pkijs';
 import type { AppleSigning, Config } from '../../config';
-import { checkAppleSigning, ensureDevelopmentChain } from '../../passes/certificates';
+import { checkAppleSigning, ensureDevelopmentChain, type SigningMaterial } from '../../passes/certificates';
 import { createManifestSigner } from '../../passes/manifest-signer';
 import { buildPkpass } from '../../passes/pkpass';
 import { bad, type CheckLine, ok } from './check-line';
@@ -20,7 +20,7 @@ const SAMPLE_WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 /** Prevents: "the download is a broken pass" (anything between the certificates and the zip). */
 export async function checkSamplePass(config: Config, material: { apple: AppleSigning; development: boolean }, now: Date, openssl: string): Promise<CheckLine> {
   let what = 'a sample pass builds and its signature verifies (openssl cms -verify)';
-  let signing;
+  let signing: SigningMaterial;
   try {
     signing = material.development ? { ...ensureDevelopmentChain(config.dataDir) } : checkAppleSigning(material.apple, now);
   } catch (error) {
