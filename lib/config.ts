@@ -128,7 +128,7 @@ const webhookSecret = z.string().transform((value, ctx) => {
 /** APNS_URL: an https origin (pushes go to <origin>/3/device/<token> over HTTP/2, which needs TLS). */
 const apnsOrigin = z.string().transform((value, ctx) => {
   const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
-  if (!url || url.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+  if (url?.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
     ctx.addIssue({ code: 'custom', message: 'must be an https:// origin (no path), such as https://api.push.apple.com' });
     return '';
   }

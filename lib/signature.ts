@@ -26,7 +26,7 @@ const SMALL_ORDER_ENCODINGS = new Set([
   'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
 ]);
 
-const littleEndian = (bytes: Uint8Array) => BigInt('0x' + Buffer.from(bytes).reverse().toString('hex'));
+const littleEndian = (bytes: Uint8Array) => BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
 
 /** S must be reduced mod L. Threat: S + L verifies too, so one signature would have many encodings (malleability). */
 export function isCanonicalScalar(s: Uint8Array): boolean {

@@ -169,7 +169,7 @@ function generateDevelopmentChain(): Pick<SigningMaterial, 'wwdrCertPem' | 'sign
   const caKeys = rsa();
   const ca = forge.pki.createCertificate();
   ca.publicKey = caKeys.publicKey;
-  ca.serialNumber = '01' + randomBytes(8).toString('hex');
+  ca.serialNumber = `01${randomBytes(8).toString('hex')}`;
   ca.validity.notBefore = new Date(now.getTime() - 60_000);
   ca.validity.notAfter = years(20);
   const caName = [
@@ -188,7 +188,7 @@ function generateDevelopmentChain(): Pick<SigningMaterial, 'wwdrCertPem' | 'sign
   const signerKeys = rsa();
   const signer = forge.pki.createCertificate();
   signer.publicKey = signerKeys.publicKey;
-  signer.serialNumber = '02' + randomBytes(8).toString('hex');
+  signer.serialNumber = `02${randomBytes(8).toString('hex')}`;
   signer.validity.notBefore = new Date(now.getTime() - 60_000);
   signer.validity.notAfter = years(10);
   signer.setSubject([

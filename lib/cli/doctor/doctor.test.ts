@@ -3,7 +3,7 @@
 // fail that check alone and name the problem without printing a secret.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,7 +45,7 @@ function makeCa(organizationalUnit: string): Chain['ca'] {
   const keys = rsaKey();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
-  cert.serialNumber = '01' + randomBytes(8).toString('hex');
+  cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
   cert.validity.notBefore = new Date(Date.now() - DAY_MS);
   cert.validity.notAfter = new Date(Date.now() + 3650 * DAY_MS);
   const name = [
@@ -68,7 +68,7 @@ function makeSigner(ca: Chain['ca'], options: { key?: ReturnType<typeof rsaKey>;
   const key = options.key ?? rsaKey();
   const cert = forge.pki.createCertificate();
   cert.publicKey = key.publicKey;
-  cert.serialNumber = '02' + randomBytes(8).toString('hex');
+  cert.serialNumber = `02${randomBytes(8).toString('hex')}`;
   cert.validity.notBefore = new Date(Date.now() - DAY_MS);
   cert.validity.notAfter = options.notAfter ?? new Date(Date.now() + 365 * DAY_MS);
   cert.setSubject([
