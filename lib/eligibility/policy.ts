@@ -150,16 +150,23 @@ export function jsonErrorOffset(text: string): number {
     space();
     const char = text[i];
     if (char === '{') {
-      return sequence('}', () => {
+      sequence('}', () => {
         space();
         string();
         space();
         expect(':');
         value();
       });
+      return;
     }
-    if (char === '[') return sequence(']', value);
-    if (char === '"') return string();
+    if (char === '[') {
+      sequence(']', value);
+      return;
+    }
+    if (char === '"') {
+      string();
+      return;
+    }
     const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
     literal.lastIndex = i;
     if (!literal.test(text)) fail();
