@@ -38,7 +38,11 @@ async function startServer(adapter: Adapter) {
   return {
     port,
     cpuMs: () => processCpuMs(child.pid),
-    stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 

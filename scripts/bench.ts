@@ -342,7 +342,11 @@ async function startBenchRpc(delayMs: number) {
   return {
     url,
     calls: async () => Number(await (await fetch(url)).text()),
-    close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
