@@ -154,7 +154,7 @@ export function useClaimFlow(): ClaimFlow {
         }
       }
     }
-  }, []);
+  }, [loadedHandle]);
 
   const cancel = useCallback(() => {
     run.current++;

@@ -49,6 +49,7 @@ export function PassesPanel() {
     [describe],
   );
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger (it changes after an operator action)
   useEffect(() => {
     void load({ ...search, cursor });
   }, [load, search, cursor, version]);

@@ -19,6 +19,7 @@ export function StatsPanel() {
   const [stats, setStats] = useState<OperatorStats | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger (it changes after an operator action)
   useEffect(() => {
     let live = true;
     operatorApi.stats().then(
