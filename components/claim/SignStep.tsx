@@ -16,7 +16,7 @@ type Props = { flow: ClaimFlow };
 function AccountChip({ account, flow }: { account: Account; flow: ClaimFlow }) {
   return (
     <div className={styles.account}>
-      {/* eslint-disable-next-line @next/next/no-img-element -- the wallet's data: URI icon */}
+      {/* biome-ignore lint/performance/noImgElement: the wallet's data: URI icon, nothing to optimise */}
       <img src={account.wallet.icon} alt="" width={28} height={28} className={styles.accountIcon} />
       <span className={styles.accountText}>
         <span className={styles.accountName}>{account.wallet.name}</span>

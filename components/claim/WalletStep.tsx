@@ -42,7 +42,7 @@ export const ChooseWallet = forwardRef<HTMLHeadingElement, Props & { list: Walle
                   onFocus={flow.prepare}
                   onClick={() => flow.connect(wallet)}
                 >
-                  {/* eslint-disable-next-line @next/next/no-img-element -- the wallet's data: URI icon */}
+                  {/* biome-ignore lint/performance/noImgElement: the wallet's data: URI icon, nothing to optimise */}
                   <img src={wallet.icon} alt="" width={36} height={36} className={styles.walletIcon} />
                   <span className={styles.walletName}>{wallet.name}</span>
                   <span className={styles.detected}>Detected</span>

@@ -75,7 +75,7 @@ export const SignIn = forwardRef<HTMLHeadingElement, { session: OperatorSession 
                 onFocus={stack.prepare}
                 onClick={() => session.signIn(wallet, stack)}
               >
-                {/* eslint-disable-next-line @next/next/no-img-element -- the wallet's data: URI icon */}
+                {/* biome-ignore lint/performance/noImgElement: the wallet's data: URI icon, nothing to optimise */}
                 <img src={wallet.icon} alt="" width={32} height={32} className={styles.walletIcon} />
                 <span className={styles.walletName}>Sign in with {wallet.name}</span>
                 <ArrowRightIcon size={18} />

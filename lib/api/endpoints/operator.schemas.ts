@@ -23,6 +23,7 @@ const label = (max: number, description: string) =>
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
     .refine((value) => !/[\u0000-\u001f\u007f\u2028\u2029]/.test(value), 'must be one line of text')
     .meta({ description });
 
