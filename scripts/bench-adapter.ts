@@ -84,14 +84,16 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    `\nNode-to-Fetch adapters: ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each\n`,
+    `\nNode-to-Fetch adapters: ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, ` +
+      `${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each\n`,
   );
   console.log('| adapter | request | req/s | p99 ms (worst round) | server CPU µs/req | errors |');
   console.log('|---|---|---:|---:|---:|---:|');
   for (const [key, total] of totals) {
     const [adapter, method] = key.split(' ');
     console.log(
-      `| ${adapter} | ${method} | ${Math.round(total.requests / total.seconds)} | ${Math.max(...total.p99)} | ${Math.round((total.cpuMs * 1000) / total.requests)} | ${total.errors} |`,
+      `| ${adapter} | ${method} | ${Math.round(total.requests / total.seconds)} | ` +
+        `${Math.max(...total.p99)} | ${Math.round((total.cpuMs * 1000) / total.requests)} | ${total.errors} |`,
     );
   }
 }

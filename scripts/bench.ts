@@ -277,7 +277,8 @@ function printTable(rows: Row[], memory: Memory[]): void {
     const health = rows.find((r) => r.run === row.run && r.endpoint === '/health');
     const ratio = health ? fixed(row.rps / health.rps, 2) : '';
     console.log(
-      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} | ${ratio} | ${fixed(row.cpuMs, 2)} |`,
+      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ` +
+        `${fixed(row.max)} | ${row.errors} | ${ratio} | ${fixed(row.cpuMs, 2)} |`,
     );
   }
   console.log('');
@@ -406,17 +407,21 @@ async function benchGated(): Promise<void> {
       ),
     ];
     console.log(
-      `\nwallet-pass-claim gated benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`,
+      `\nwallet-pass-claim gated benchmark${SHORT ? ' (short)' : ''}: ` +
+        `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ` +
+        `Node ${process.versions.node}`,
     );
     console.log(
-      `embedded database, ${CONNECTIONS} connections, ${PHASE_SECONDS} s per phase, ${GATED_CLAIMS} claims, rate limiting off; ELIGIBILITY_CACHE_SECONDS default (30)\n`,
+      `embedded database, ${CONNECTIONS} connections, ${PHASE_SECONDS} s per phase, ${GATED_CLAIMS} ` +
+        `claims, rate limiting off; ELIGIBILITY_CACHE_SECONDS default (30)\n`,
     );
     console.log('| run | init/s | init p99 ms | claims/s | claim p99 ms | errors | RPC calls per claim | RPC calls per init + claim |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of rows) {
       const rpcs = row.rpcPerClaim === undefined ? ['0', '0'] : [fixed(row.rpcPerClaim, 2), fixed(row.rpcPerFlow!, 2)];
       console.log(
-        `| ${row.run} | ${fixed(row.init.rps)} | ${fixed(row.init.p99)} | ${fixed(row.claim.rps)} | ${fixed(row.claim.p99)} | ${row.init.errors + row.claim.errors} | ${rpcs[0]} | ${rpcs[1]} |`,
+        `| ${row.run} | ${fixed(row.init.rps)} | ${fixed(row.init.p99)} | ${fixed(row.claim.rps)} | ` +
+          `${fixed(row.claim.p99)} | ${row.init.errors + row.claim.errors} | ${rpcs[0]} | ${rpcs[1]} |`,
       );
     }
   } finally {

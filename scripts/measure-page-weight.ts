@@ -136,7 +136,8 @@ async function main(): Promise<void> {
       const script = byType.script ?? none;
       const style = byType.stylesheet ?? none;
       console.log(
-        `${pageCase.label.padEnd(26)} JavaScript ${String(script.files).padStart(2)} files ${kib(script.sent).padStart(10)} sent ${kib(script.decoded).padStart(11)} decoded` +
+        `${pageCase.label.padEnd(26)} JavaScript ${String(script.files).padStart(2)} files ` +
+          `${kib(script.sent).padStart(10)} sent ${kib(script.decoded).padStart(11)} decoded` +
           ` | CSS ${style.files} files ${kib(style.sent)} sent` +
           ` | requests to other origins: ${sentElsewhere.length ? sentElsewhere.join(', ') : 'none'}` +
           (refused.length ? ` (refused by the page's CSP: ${refused.join(', ')})` : ''),

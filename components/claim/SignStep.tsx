@@ -146,8 +146,10 @@ function problemCopy(problem: Problem, walletName: string): ProblemCopy {
         icon: 'shield',
         title: 'This wallet cannot claim a pass yet',
         text: problem.requirement
-          ? `Passes here are for wallets that meet a requirement. To be eligible, this wallet needs to ${problem.requirement}. Once it does, try again, or connect a wallet that already does.`
-          : 'Passes here are for wallets that meet a requirement this wallet does not meet yet. Once it does, try again, or connect a wallet that already does.',
+          ? `Passes here are for wallets that meet a requirement. To be eligible, this wallet needs to ` +
+            `${problem.requirement}. Once it does, try again, or connect a wallet that already does.`
+          : 'Passes here are for wallets that meet a requirement this wallet does not meet yet. Once it does, ' +
+            'try again, or connect a wallet that already does.',
         other: true,
       };
     case 'rejected':

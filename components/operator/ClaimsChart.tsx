@@ -43,7 +43,10 @@ export function ClaimsChart({ days }: { days: DayCount[] }) {
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         className={styles.chartSvg}
         role="img"
-        aria-label={`Claims per day, ${first ? dayLabel(first.date) : ''} to ${last ? dayLabel(last.date) : ''}: ${total} in all, at most ${Math.max(0, ...days.map((d) => d.count))} in a day.`}
+        aria-label={
+          `Claims per day, ${first ? dayLabel(first.date) : ''} to ${last ? dayLabel(last.date) : ''}: ` +
+          `${total} in all, at most ${Math.max(0, ...days.map((d) => d.count))} in a day.`
+        }
         data-testid="claims-chart"
       >
         {ticks.map((tick) => (

@@ -74,7 +74,7 @@ export function PassesPanel() {
       <h2 id="passes-title" className={styles.cardTitle}>
         Passes
       </h2>
-      {/* biome-ignore lint/a11y/useSemanticElements: a <search> element is too new for the browsers the console supports; role="search" on the form is the same landmark */}
+      {/* biome-ignore lint/a11y/useSemanticElements: role="search" is the same landmark as <search>, in every browser */}
       <form role="search" aria-label="Passes" className={styles.searchForm} onSubmit={submit}>
         <div className={styles.field}>
           <label htmlFor="search-address">Wallet address</label>

@@ -101,7 +101,8 @@ function genuineBody(check: PassCheck): string {
     verdict('genuine', '✓', 'Genuine pass', `Issued by ${check.issuer}`) +
     passDetails(check) +
     note(
-      'This confirms that this service issued the pass to the wallet above. To be sure the guest owns that wallet, ask them to show the same address in their wallet app.',
+      'This confirms that this service issued the pass to the wallet above. To be sure the guest owns that ' +
+        'wallet, ask them to show the same address in their wallet app.',
     )
   );
 }

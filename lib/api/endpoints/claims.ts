@@ -14,7 +14,9 @@ export const CLAIM_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Claim',
     summary: 'Issue a sign-in message',
     description:
-      'Issues a single-use Sign In With Solana message for the wallet. The message is stored: it survives a restart, is valid on every instance, and issuing another never cancels it. Sign the UTF-8 bytes of `message`, then claim within `expirationTime`.',
+      'Issues a single-use Sign In With Solana message for the wallet. The message is stored: it survives ' +
+      'a restart, is valid on every instance, and issuing another never cancels it. Sign the UTF-8 bytes ' +
+      'of `message`, then claim within `expirationTime`.',
     query: initQuerySchema,
     invalidExample: { publicKey: 'not-a-key' },
     rateLimited: true,
@@ -30,7 +32,11 @@ export const CLAIM_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'claimWalletPass',
     tag: 'Claim',
     summary: 'Claim the wallet’s pass with a signed message',
-    description: `Redeems a signed message for the wallet's pass. The body is JSON (Content-Type: application/json), at most ${MAX_BODY_BYTES / 1024} KiB. The message must be one this service issued for \`publicKey\`, unexpired and unused, and \`signature\` must verify for it. Each message claims once; one wallet has one pass.`,
+    description:
+      `Redeems a signed message for the wallet's pass. The body is JSON (Content-Type: application/json), ` +
+      `at most ${MAX_BODY_BYTES / 1024} KiB. The message must be one this service issued for ` +
+      `\`publicKey\`, unexpired and unused, and \`signature\` must verify for it. Each message claims ` +
+      `once; one wallet has one pass.`,
     body: { schema: claimBodySchema, example: EXAMPLE_CLAIM_REQUEST },
     invalidExample: { message: '', signature: 'not base58', publicKey: EXAMPLE_CLAIM_REQUEST.publicKey, walletType: 'Backpack' },
     rateLimited: true,

@@ -189,7 +189,8 @@ export const deliverySchema = z
     serialNumber: z.string().nullable(),
     status: z.enum(['pending', 'sending', 'delivered', 'failed']).meta({
       description:
-        '`pending`: waiting for its next attempt; `sending`: an attempt is under way; `delivered`: the receiver answered 2xx; `failed`: given up (after 24 hours of retries).',
+        '`pending`: waiting for its next attempt; `sending`: an attempt is under way; `delivered`: the ' +
+        'receiver answered 2xx; `failed`: given up (after 24 hours of retries).',
     }),
     attempts: z.number().int(),
     lastError: z.string().nullable().meta({ description: 'Why the last attempt failed (e.g. `the receiver answered HTTP 500`).' }),

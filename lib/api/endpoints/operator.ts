@@ -42,7 +42,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Issue an operator sign-in message',
     description:
-      'The same answer as `/api/v1/claim/init`, for an operator session: its statement says so, and it can only open a session (a claim refuses it, and this sign-in refuses a claim’s message). Never gated by CLAIM_POLICY; whether the wallet is an operator is told only after it signs.',
+      'The same answer as `/api/v1/claim/init`, for an operator session: its statement says so, and it can ' +
+      'only open a session (a claim refuses it, and this sign-in refuses a claim’s message). Never gated ' +
+      'by CLAIM_POLICY; whether the wallet is an operator is told only after it signs.',
     query: initQuerySchema,
     invalidExample: { publicKey: 'not-a-key' },
     rateLimited: true,
@@ -63,7 +65,11 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'createOperatorSession',
     tag: 'Operators',
     summary: 'Sign in as an operator',
-    description: `Opens a session for a signed operator message: \`token\` is a bearer token for the other operator endpoints, valid ${SESSION_TTL_SECONDS / 3600} hours. A request from this service’s own pages (its Origin) also gets the session as an HttpOnly, SameSite=Strict cookie for the console. The wallet must be in OPERATOR_WALLETS (403 forbidden otherwise, told only after the signature verifies).`,
+    description:
+      `Opens a session for a signed operator message: \`token\` is a bearer token for the other operator ` +
+      `endpoints, valid ${SESSION_TTL_SECONDS / 3600} hours. A request from this service’s own pages (its ` +
+      `Origin) also gets the session as an HttpOnly, SameSite=Strict cookie for the console. The wallet ` +
+      `must be in OPERATOR_WALLETS (403 forbidden otherwise, told only after the signature verifies).`,
     body: { schema: sessionBodySchema, example: EXAMPLE_SESSION_REQUEST },
     rateLimited: true,
     responses: {
@@ -109,7 +115,8 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Sign out',
     description:
-      'Ends the session of the token (or cookie) at once, everywhere, and clears the cookie. An API key is not a session: revoke it with `DELETE /api/v1/operator/api-keys/{id}` (this answers 403 for one).',
+      'Ends the session of the token (or cookie) at once, everywhere, and clears the cookie. An API key is ' +
+      'not a session: revoke it with `DELETE /api/v1/operator/api-keys/{id}` (this answers 403 for one).',
     auth: 'operator',
     responses: { 204: { description: 'Signed out.', headers: ['Set-Cookie'] } },
     problems: [],
@@ -125,7 +132,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Create an API key',
     description:
-      'A long-lived bearer token for automation: `key` is shown in this answer only (the service keeps its SHA-256). It acts for the operator who created it, until revoked or until that wallet leaves OPERATOR_WALLETS. The body (a `name`) is optional.',
+      'A long-lived bearer token for automation: `key` is shown in this answer only (the service keeps its ' +
+      'SHA-256). It acts for the operator who created it, until revoked or until that wallet leaves ' +
+      'OPERATOR_WALLETS. The body (a `name`) is optional.',
     auth: 'operator',
     body: { schema: apiKeyCreateSchema, example: { name: 'nightly export' }, optional: true },
     invalidExample: { name: '' },
@@ -178,7 +187,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'List passes',
     description:
-      'Passes, newest claim first, optionally only those of one wallet (`publicKey`), one serial (`serial`) or one state (`status`). Pages by `cursor` (opaque: pass back `nextCursor`) of `limit` passes; the order is stable, so paging while passes are claimed neither repeats nor skips one.',
+      'Passes, newest claim first, optionally only those of one wallet (`publicKey`), one serial ' +
+      '(`serial`) or one state (`status`). Pages by `cursor` (opaque: pass back `nextCursor`) of `limit` ' +
+      'passes; the order is stable, so paging while passes are claimed neither repeats nor skips one.',
     auth: 'operator',
     query: passesQuerySchema,
     invalidExample: { status: 'lost' },
@@ -210,7 +221,11 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Set or clear a pass’s dates',
     description:
-      'Sets `expirationDate` (after it, Apple Wallet and Google Wallet show the pass as expired and the scanner check refuses it) and `relevantDate` (when Apple Wallet brings the pass to the lock screen). A field given as null is removed, a field left out stays as it is. A change moves `updatedAt`, rebuilds the pass, pushes registered devices, updates the Google Wallet object and sends a `pass.updated` webhook; dates the pass already has change nothing.',
+      'Sets `expirationDate` (after it, Apple Wallet and Google Wallet show the pass as expired and the ' +
+      'scanner check refuses it) and `relevantDate` (when Apple Wallet brings the pass to the lock ' +
+      'screen). A field given as null is removed, a field left out stays as it is. A change moves ' +
+      '`updatedAt`, rebuilds the pass, pushes registered devices, updates the Google Wallet object and ' +
+      'sends a `pass.updated` webhook; dates the pass already has change nothing.',
     auth: 'operator',
     params: serialParamsSchema,
     body: { schema: passDatesBodySchema, example: { expirationDate: '2026-12-31T23:00:00Z', relevantDate: null } },
@@ -237,7 +252,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Void a pass',
     description:
-      'Marks the pass voided with a reason: its `updatedAt` moves, the next download says `"voided": true`, registered devices are pushed the change, and a `pass.voided` webhook is sent. Voiding it again with the same reason changes nothing; with another reason, the reason is replaced.',
+      'Marks the pass voided with a reason: its `updatedAt` moves, the next download says `"voided": ' +
+      'true`, registered devices are pushed the change, and a `pass.voided` webhook is sent. Voiding it ' +
+      'again with the same reason changes nothing; with another reason, the reason is replaced.',
     auth: 'operator',
     params: serialParamsSchema,
     body: { schema: voidBodySchema, example: { reason: 'ticket refunded' } },
@@ -257,7 +274,8 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Restore a voided pass',
     description:
-      'Makes a voided pass active again (its reason cleared), with the same updates as a void and a `pass.restored` webhook. Restoring an active pass changes nothing. No body.',
+      'Makes a voided pass active again (its reason cleared), with the same updates as a void and a ' +
+      '`pass.restored` webhook. Restoring an active pass changes nothing. No body.',
     auth: 'operator',
     params: serialParamsSchema,
     malformedInput: 'pass_not_found',
@@ -289,7 +307,10 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Webhooks',
     summary: 'List webhook deliveries',
     description:
-      'Every event sent (or to be sent) to WEBHOOK_URL, newest first, with its state, attempts, last error and next attempt. A failing delivery is retried with exponential backoff (10 s, doubling, at most an hour apart) for 24 hours, across restarts, by one instance; then it is `failed`. Kept 7 days once delivered, 30 days once failed. Pages like the pass list.',
+      'Every event sent (or to be sent) to WEBHOOK_URL, newest first, with its state, attempts, last error ' +
+      'and next attempt. A failing delivery is retried with exponential backoff (10 s, doubling, at most ' +
+      'an hour apart) for 24 hours, across restarts, by one instance; then it is `failed`. Kept 7 days ' +
+      'once delivered, 30 days once failed. Pages like the pass list.',
     auth: 'operator',
     query: deliveriesQuerySchema,
     invalidExample: { status: 'lost' },
@@ -307,7 +328,10 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Webhooks',
     summary: 'Retry a webhook delivery now',
     description:
-      'Makes the delivery due at once: a failed one is tried again (with one more day of retries only if it is younger than 24 hours), a pending one is not kept waiting for its backoff, and a delivered one is sent again with the same `webhook-id`. One being sent at this moment is left to that attempt. No body.',
+      'Makes the delivery due at once: a failed one is tried again (with one more day of retries only if ' +
+      'it is younger than 24 hours), a pending one is not kept waiting for its backoff, and a delivered ' +
+      'one is sent again with the same `webhook-id`. One being sent at this moment is left to that ' +
+      'attempt. No body.',
     auth: 'operator',
     params: deliveryParamsSchema,
     malformedInput: 'delivery_not_found',

@@ -270,7 +270,10 @@ describe('npm run doctor: a good configuration', () => {
     const warning = report.lines.filter((line) => !line.ok);
     expect(warning.map(formatLine)).toEqual([
       expect.stringMatching(
-        /^✗ development certificates: passes will not install on a phone .*\. Fix: set APPLE_PASS_TYPE_ID, .* \(a warning: it fails the doctor only with --production\)$/,
+        new RegExp(
+          /^✗ development certificates: passes will not install on a phone .*\. /.source +
+            /Fix: set APPLE_PASS_TYPE_ID, .* \(a warning: it fails the doctor only with --production\)$/.source,
+        ),
       ),
     ]);
     expect(printed(report)).toContain('✓ a sample pass builds and its signature verifies (openssl cms -verify)');
@@ -290,7 +293,8 @@ describe('npm run doctor: a good configuration', () => {
     const report = await doctor(goodEnv, { openssl: 'false' });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ a sample pass builds and its signature verifies (openssl cms -verify): openssl refused the signature. Fix: report this as a bug, with the openssl version',
+      '✗ a sample pass builds and its signature verifies (openssl cms -verify): openssl refused the ' +
+        'signature. Fix: report this as a bug, with the openssl version',
     ]);
   });
 
@@ -307,8 +311,11 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ Apple signer key matches the signer certificate: APPLE_SIGNER_KEY belongs to another certificate. Fix: give the key made with the CSR of this certificate, or the certificate of this key',
-      '✗ a sample pass builds and its signature verifies (openssl cms -verify): not built: APPLE_SIGNER_KEY: does not belong to the certificate in APPLE_SIGNER_CERT. Fix: fix the Apple problems above first',
+      '✗ Apple signer key matches the signer certificate: APPLE_SIGNER_KEY belongs to another certificate. ' +
+        'Fix: give the key made with the CSR of this certificate, or the certificate of this key',
+      '✗ a sample pass builds and its signature verifies (openssl cms -verify): not built: ' +
+        'APPLE_SIGNER_KEY: does not belong to the certificate in APPLE_SIGNER_CERT. Fix: fix the Apple ' +
+        'problems above first',
     ]);
     expectNoSecrets(report, env);
   });
@@ -319,7 +326,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_SIGNER_CERT: expiring.signerPem });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ Apple signer certificate valid until ${date}: it expires on ${date}, in 10 days. Fix: create a new Pass Type ID certificate in the Apple Developer portal and replace APPLE_SIGNER_CERT and APPLE_SIGNER_KEY`,
+      `✗ Apple signer certificate valid until ${date}: it expires on ${date}, in 10 days. Fix: create a ` +
+        `new Pass Type ID certificate in the Apple Developer portal and replace APPLE_SIGNER_CERT and ` +
+        `APPLE_SIGNER_KEY`,
     ]);
   });
 
@@ -327,7 +336,11 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_WWDR_CERT: otherChain.wwdrPem });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ APPLE_WWDR_CERT issued the signer certificate: the signer certificate was issued by "CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=G4, O=Test", not by "CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=Apple Worldwide Developer Relations, O=Test". Fix: use the WWDR intermediate that issued it (today G4: https://www.apple.com/certificateauthority/)',
+      '✗ APPLE_WWDR_CERT issued the signer certificate: the signer certificate was issued by "CN=Apple ' +
+        'Worldwide Developer Relations Certification Authority (test stand-in), OU=G4, O=Test", not by ' +
+        '"CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=Apple Worldwide ' +
+        'Developer Relations, O=Test". Fix: use the WWDR intermediate that issued it (today G4: ' +
+        'https://www.apple.com/certificateauthority/)',
       expect.stringContaining(
         'sample pass builds and its signature verifies (openssl cms -verify): not built: APPLE_WWDR_CERT: did not issue APPLE_SIGNER_CERT',
       ),
@@ -340,7 +353,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_WWDR_CERT: impostor.wwdrPem });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      "✗ APPLE_WWDR_CERT issued the signer certificate: it has the name of the signer certificate's issuer, but its key did not sign it. Fix: use the WWDR intermediate that issued it (today G4: https://www.apple.com/certificateauthority/)",
+      "✗ APPLE_WWDR_CERT issued the signer certificate: it has the name of the signer certificate's " +
+        'issuer, but its key did not sign it. Fix: use the WWDR intermediate that issued it (today G4: ' +
+        'https://www.apple.com/certificateauthority/)',
       expect.stringContaining('not built: APPLE_WWDR_CERT: did not issue APPLE_SIGNER_CERT'),
     ]);
   });
@@ -349,7 +364,10 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_PASS_TYPE_ID: 'pass.com.example.other' });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ signer certificate is for APPLE_PASS_TYPE_ID pass.com.example.other and APPLE_TEAM_ID ${TEAM_ID}: the certificate's subject has UID=${PASS_TYPE_ID}, OU=${TEAM_ID}. Fix: set APPLE_PASS_TYPE_ID=${PASS_TYPE_ID} and APPLE_TEAM_ID=${TEAM_ID}, or use the certificate made for pass.com.example.other`,
+      `✗ signer certificate is for APPLE_PASS_TYPE_ID pass.com.example.other and APPLE_TEAM_ID ${TEAM_ID}: ` +
+        `the certificate's subject has UID=${PASS_TYPE_ID}, OU=${TEAM_ID}. Fix: set ` +
+        `APPLE_PASS_TYPE_ID=${PASS_TYPE_ID} and APPLE_TEAM_ID=${TEAM_ID}, or use the certificate made for ` +
+        `pass.com.example.other`,
     ]);
     const team = await doctor({ ...goodEnv, APPLE_TEAM_ID: 'ZZZZZ99999' });
     expect(failures(team)).toEqual([expect.stringContaining(`the certificate's subject has UID=${PASS_TYPE_ID}, OU=${TEAM_ID}`)]);
@@ -361,7 +379,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ database (PostgreSQL at postgres://127.0.0.1:${port}/test): does not answer select 1 (connect ECONNREFUSED 127.0.0.1:${port}). Fix: start PostgreSQL, or correct DATABASE_URL (host, port, database, user, password)`,
+      `✗ database (PostgreSQL at postgres://127.0.0.1:${port}/test): does not answer select 1 (connect ` +
+        `ECONNREFUSED 127.0.0.1:${port}). Fix: start PostgreSQL, or correct DATABASE_URL (host, port, ` +
+        `database, user, password)`,
     ]);
     expectNoSecrets(report, env);
   });
@@ -372,7 +392,8 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ Redis (redis://127.0.0.1:${port}): does not answer PING (connect ECONNREFUSED 127.0.0.1:${port}). Fix: start Redis, or correct REDIS_URL (host, port, password)`,
+      `✗ Redis (redis://127.0.0.1:${port}): does not answer PING (connect ECONNREFUSED 127.0.0.1:${port}). ` +
+        `Fix: start Redis, or correct REDIS_URL (host, port, password)`,
     ]);
     expectNoSecrets(report, env);
   });
@@ -387,7 +408,10 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ Google Wallet service account key is an RSA PKCS#8 key, client_email passes@example.iam.gserviceaccount.com: GOOGLE_SERVICE_ACCOUNT: private_key is not an RSA private key in PKCS#8 PEM. Fix: download a new JSON key for the service account (Google Cloud console, IAM, Service accounts, Keys)',
+      '✗ Google Wallet service account key is an RSA PKCS#8 key, client_email ' +
+        'passes@example.iam.gserviceaccount.com: GOOGLE_SERVICE_ACCOUNT: private_key is not an RSA private ' +
+        'key in PKCS#8 PEM. Fix: download a new JSON key for the service account (Google Cloud console, IAM, ' +
+        'Service accounts, Keys)',
     ]);
     expectNoSecrets(report, env);
   });
@@ -396,7 +420,8 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, OPERATOR_WALLETS: `${WALLET_A}, ${WALLET_B}, 0x52908400098527886E0F7030069857D2E4169EE7` });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ OPERATOR_WALLETS: entry 3 of 3 is not a wallet address (base58 text of 32 bytes). Fix: list wallet addresses separated by commas (README.md, "Configuration")',
+      '✗ OPERATOR_WALLETS: entry 3 of 3 is not a wallet address (base58 text of 32 bytes). Fix: list ' +
+        'wallet addresses separated by commas (README.md, "Configuration")',
     ]);
     expect(printed(report).join('\n')).not.toContain('0x5290');
     // The other checks still ran.
@@ -407,7 +432,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, CLAIM_POLICY: JSON.stringify({ any: [{ allow: [WALLET_A] }, { token: { mint: USDC, minAmount: '1.5' } }] }) });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ CLAIM_POLICY: any[1].token.minAmount must be a whole number of base units written as decimal digits, e.g. "1000000" (no sign, no decimal point). Fix: correct the policy at that place (README.md, "Who may claim" shows each rule)',
+      '✗ CLAIM_POLICY: any[1].token.minAmount must be a whole number of base units written as decimal ' +
+        'digits, e.g. "1000000" (no sign, no decimal point). Fix: correct the policy at that place ' +
+        '(README.md, "Who may claim" shows each rule)',
     ]);
     expect(printed(report).join('\n')).not.toContain(WALLET_A);
     const notJson = await doctor({ ...goodEnv, CLAIM_POLICY: `{"allow": ["${WALLET_A}",]}` });
@@ -421,7 +448,8 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ SOLANA_RPC_URL (http://127.0.0.1:${silentPort}): does not answer getHealth (no answer in time). Fix: check the endpoint and its API key, or choose another RPC provider`,
+      `✗ SOLANA_RPC_URL (http://127.0.0.1:${silentPort}): does not answer getHealth (no answer in time). ` +
+        `Fix: check the endpoint and its API key, or choose another RPC provider`,
     ]);
     expectNoSecrets(report, env);
   });
@@ -430,7 +458,8 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const { SOLANA_RPC_URL: _, ...env } = goodEnv;
     const report = await doctor(env);
     expect(failures(report)).toEqual([
-      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules, which read the chain. Fix: set SOLANA_RPC_URL to a Solana JSON-RPC endpoint such as https://api.mainnet-beta.solana.com',
+      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules, which read the chain. ' +
+        'Fix: set SOLANA_RPC_URL to a Solana JSON-RPC endpoint such as https://api.mainnet-beta.solana.com',
     ]);
   });
 
@@ -530,7 +559,9 @@ describe('npm run doctor: the embedded database', () => {
       const unhealthy = await healthServer(503);
       const sick = await doctor({ DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://127.0.0.1:${unhealthy}` });
       expect(failures(sick)).toEqual([
-        `✗ embedded database in use by the running service (pid ${holder.pid}); GET http://127.0.0.1:${unhealthy}/health answers 200: it answered 503. Fix: read the log of process ${holder.pid}: its database does not answer`,
+        `✗ embedded database in use by the running service (pid ${holder.pid}); GET ` +
+          `http://127.0.0.1:${unhealthy}/health answers 200: it answered 503. Fix: read the log of process ` +
+          `${holder.pid}: its database does not answer`,
       ]);
 
       const nobody = await closedPort();
@@ -538,7 +569,8 @@ describe('npm run doctor: the embedded database', () => {
       expect(failures(gone)).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^✗ embedded database in use by the running service \\(pid ${holder.pid}\\); .*: it does not answer \\(fetch failed: ECONNREFUSED\\)\\. Fix: if process ${holder.pid} is not this service`,
+            `^✗ embedded database in use by the running service \\(pid ${holder.pid}\\); .*: it does not answer ` +
+              `\\(fetch failed: ECONNREFUSED\\)\\. Fix: if process ${holder.pid} is not this service`,
           ),
         ),
       ]);
