@@ -1,7 +1,7 @@
 // Runs before every page render: a fresh CSP nonce per response (Next.js reads it from the request's
 // Content-Security-Policy header and puts it on its own scripts). The static security headers are
 // in next.config.mjs, so every page carries them even where the proxy does not run.
-import { NextResponse, type NextRequest } from 'next/server';
+import { type NextRequest, NextResponse } from 'next/server';
 import { isApiPath } from '@/lib/api/paths';
 import { toProblem } from '@/lib/api/problem';
 import { isDevelopmentBuild } from '@/lib/config';

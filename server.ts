@@ -4,17 +4,17 @@
 // shutdown on SIGTERM.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import next from 'next';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
-import type { Socket } from 'node:net';
 import { normalizeAddress, rateLimitKey } from './lib/api/client-ip';
-import { ENDPOINTS } from './lib/api/endpoints';
 import { markCustomServer } from './lib/api/custom-server';
-import { createApi, problem, type Api } from './lib/api/frame';
+import { ENDPOINTS } from './lib/api/endpoints';
+import { type Api, createApi, problem } from './lib/api/frame';
 import { isApiPath } from './lib/api/paths';
-import { ConfigError, loadConfig, type Config } from './lib/config';
-import { restrictUmask } from './lib/db/data-dir';
+import { type Config, ConfigError, loadConfig } from './lib/config';
 import { DatabaseOpenError } from './lib/db/client';
+import { restrictUmask } from './lib/db/data-dir';
 import { AppError } from './lib/errors';
 import { createServices, type Services } from './lib/services';
 
@@ -67,7 +67,13 @@ async function main(): Promise<void> {
     server.listen(config.port, () => resolve());
   });
   log.info(
-    { event: 'listening', port: config.port, publicBaseUrl: config.publicBaseUrl, database: services.store.kind, rateLimit: config.redisUrl ? 'redis' : 'memory' },
+    {
+      event: 'listening',
+      port: config.port,
+      publicBaseUrl: config.publicBaseUrl,
+      database: services.store.kind,
+      rateLimit: config.redisUrl ? 'redis' : 'memory',
+    },
     `listening on http://localhost:${config.port}`,
   );
 

@@ -122,7 +122,7 @@ describe('loadConfig', () => {
       expect(message).toBe(`${variable}: is neither PEM text (-----BEGIN …) nor the path of a readable PEM file`);
       expect(message).not.toContain(fragment);
     }
-    const account = `"{\"client_email\":\"a@b.iam.gserviceaccount.com\",\"private_key\":${JSON.stringify(privateKey)}}"`;
+    const account = `"{"client_email":"a@b.iam.gserviceaccount.com","private_key":${JSON.stringify(privateKey)}}"`;
     const message = failureOf({ GOOGLE_WALLET_ISSUER_ID: '3388000000012345678', GOOGLE_SERVICE_ACCOUNT: account });
     expect(message).toBe('GOOGLE_SERVICE_ACCOUNT: is neither JSON text (starting with {) nor the path of a readable JSON file');
     expect(message).not.toContain(fragment);
@@ -176,7 +176,7 @@ describe('loadConfig', () => {
       [{ ELIGIBILITY_RECHECK_SECONDS: '1.5' }, 'ELIGIBILITY_RECHECK_SECONDS'],
       [{ ELIGIBILITY_RECHECK_SECONDS: '604801' }, 'ELIGIBILITY_RECHECK_SECONDS: must be at most 604800'],
       [{ CLAIM_POLICY: '{"allow": []}' }, 'CLAIM_POLICY: allow must list at least one address'],
-      [{ CLAIM_POLICY: '{"collection": "' + USDC + '"}' }, 'SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules'],
+      [{ CLAIM_POLICY: `{"collection": "${USDC}"}` }, 'SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules'],
     ])('refuses %j with one line naming the variable', (env, expected) => {
       const message = failureOf(env);
       expect(message).toContain(expected);

@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
-import { needsRpc, parseClaimPolicy, type ClaimPolicy } from './eligibility/policy';
+import { type ClaimPolicy, needsRpc, parseClaimPolicy } from './eligibility/policy';
+import { firstIssue } from './validate';
 import { isSolanaAddress } from './wallet-address';
 
 export { ConfigError };
 
-export const DEFAULT_STATEMENT =
-  'Sign this message to prove you own this wallet and claim your wallet pass. No transaction, no fee.';
+export const DEFAULT_STATEMENT = 'Sign this message to prove you own this wallet and claim your wallet pass. No transaction, no fee.';
 
 /**
  * True under `next dev`, whose React build needs eval and injects styles without a nonce (the page
@@ -25,8 +25,7 @@ export const isDevelopmentBuild = (): boolean => process.env.NODE_ENV === 'devel
 export const DEV_PASS_TYPE_ID = 'pass.dev.wallet-pass-claim';
 export const DEV_TEAM_ID = 'DEVTEAM000';
 
-const isLoopbackHost = (hostname: string) =>
-  hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
+const isLoopbackHost = (hostname: string) => hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
 
 const integer = (min: number, max: number) =>
   z
@@ -112,7 +111,7 @@ const webhookSecret = z.string().transform((value, ctx) => {
   const base64 = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value.trim())?.[1];
   const key = base64 === undefined ? undefined : Buffer.from(base64, 'base64');
   // Decoding is lenient (it skips bad characters); re-encoding tells whether it was exact.
-  const exact = key !== undefined && key.toString('base64').replace(/=+$/, '') === base64!.replace(/=+$/, '');
+  const exact = base64 !== undefined && key !== undefined && key.toString('base64').replace(/=+$/, '') === base64.replace(/=+$/, '');
   if (!key || !exact || key.length < 24 || key.length > 64) {
     ctx.addIssue({
       code: 'custom',
@@ -129,7 +128,7 @@ const webhookSecret = z.string().transform((value, ctx) => {
 /** APNS_URL: an https origin (pushes go to <origin>/3/device/<token> over HTTP/2, which needs TLS). */
 const apnsOrigin = z.string().transform((value, ctx) => {
   const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
-  if (!url || url.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+  if (url?.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
     ctx.addIssue({ code: 'custom', message: 'must be an https:// origin (no path), such as https://api.push.apple.com' });
     return '';
   }
@@ -144,7 +143,10 @@ const apnsOrigin = z.string().transform((value, ctx) => {
 const downloadIdKey = z.string().transform((value, ctx) => {
   const key = Buffer.from(value.trim(), 'utf8');
   if (key.length < 32) {
-    ctx.addIssue({ code: 'custom', message: `must be at least 32 characters of random text (it has ${key.length}); generate one with: openssl rand -base64 32` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be at least 32 characters of random text (it has ${key.length}); generate one with: openssl rand -base64 32`,
+    });
   }
   return key;
 });
@@ -160,7 +162,14 @@ export const DEFAULT_GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 const origin = (example: string) =>
   z.string().transform((value, ctx) => {
     const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+    if (
+      !url ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      (url.pathname !== '/' && url.pathname !== '') ||
+      url.search ||
+      url.hash ||
+      url.username
+    ) {
       ctx.addIssue({ code: 'custom', message: `must be an http:// or https:// origin (no path), such as ${example}` });
       return '';
     }
@@ -200,7 +209,10 @@ const envSchema = z.object({
     .optional(),
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
   DATABASE_TIMEOUT_MS: integer(100, 600_000).default(2000),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 letters, digits or : _ . -')
@@ -235,12 +247,18 @@ const envSchema = z.object({
     .string()
     .regex(/^pass\.[A-Za-z0-9.-]+$/, 'must look like pass.com.example.name')
     .optional(),
-  APPLE_TEAM_ID: z.string().regex(/^[A-Z0-9]{10}$/, 'must be the 10-character Apple team id').optional(),
+  APPLE_TEAM_ID: z
+    .string()
+    .regex(/^[A-Z0-9]{10}$/, 'must be the 10-character Apple team id')
+    .optional(),
   APPLE_SIGNER_CERT: pemOrPath.optional(),
   APPLE_SIGNER_KEY: pemOrPath.optional(),
   APPLE_SIGNER_KEY_PASSPHRASE: z.string().optional(),
   APPLE_WWDR_CERT: pemOrPath.optional(),
-  GOOGLE_WALLET_ISSUER_ID: z.string().regex(/^\d{5,25}$/, 'must be the numeric issuer id').optional(),
+  GOOGLE_WALLET_ISSUER_ID: z
+    .string()
+    .regex(/^\d{5,25}$/, 'must be the numeric issuer id')
+    .optional(),
   GOOGLE_SERVICE_ACCOUNT: jsonOrPath.pipe(serviceAccount).optional(),
   OPERATOR_WALLETS: walletList.optional(),
   WEBHOOK_URL: httpUrl('https://hooks.example.com/wallet-pass').optional(),
@@ -337,7 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = firstIssue(parsed.error);
     throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
   }
   const e = parsed.data;
@@ -410,17 +428,19 @@ function appleSigning(e: ParsedEnv): AppleSigning | undefined {
     }
     return undefined;
   }
-  const missing = required.find((name) => e[name] === undefined);
-  if (missing) {
-    throw new ConfigError(missing, `is required when ${set[0]} is set (configure all Apple signing variables, or none)`);
-  }
+  // Read in the order of `required`, so the first missing one is named.
+  const value = (name: (typeof required)[number]): string => {
+    const text = e[name];
+    if (text === undefined) throw new ConfigError(name, `is required when ${set[0]} is set (configure all Apple signing variables, or none)`);
+    return text;
+  };
   return {
-    passTypeIdentifier: e.APPLE_PASS_TYPE_ID!,
-    teamIdentifier: e.APPLE_TEAM_ID!,
-    signerCertPem: e.APPLE_SIGNER_CERT!,
-    signerKeyPem: e.APPLE_SIGNER_KEY!,
+    passTypeIdentifier: value('APPLE_PASS_TYPE_ID'),
+    teamIdentifier: value('APPLE_TEAM_ID'),
+    signerCertPem: value('APPLE_SIGNER_CERT'),
+    signerKeyPem: value('APPLE_SIGNER_KEY'),
     signerKeyPassphrase: e.APPLE_SIGNER_KEY_PASSPHRASE,
-    wwdrCertPem: e.APPLE_WWDR_CERT!,
+    wwdrCertPem: value('APPLE_WWDR_CERT'),
   };
 }
 

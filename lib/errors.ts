@@ -7,7 +7,9 @@ export const PROBLEMS = {
   invalid_request: {
     status: 400,
     title: 'Invalid request',
-    when: 'The body is not a JSON object, or a field is missing, mistyped, too long, not base58, the wrong length, or an unknown walletType. `fields` lists each bad field.',
+    when:
+      'The body is not a JSON object, or a field is missing, mistyped, too long, not base58, the wrong ' +
+      'length, or an unknown walletType. `fields` lists each bad field.',
   },
   message_not_issued: {
     status: 401,
@@ -27,17 +29,24 @@ export const PROBLEMS = {
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
-    when: 'An operator endpoint without a valid credential: no `Authorization: Bearer` token or session cookie, or one that is unknown, expired, revoked or malformed. On the PassKit web service (/passkit): no `Authorization: ApplePass <token>` carrying the pass’s authentication token.',
+    when:
+      'An operator endpoint without a valid credential: no `Authorization: Bearer` token or session ' +
+      'cookie, or one that is unknown, expired, revoked or malformed. On the PassKit web service ' +
+      '(/passkit): no `Authorization: ApplePass <token>` carrying the pass’s authentication token.',
   },
   forbidden: {
     status: 403,
     title: 'Forbidden',
-    when: 'The signed-in wallet is not in OPERATOR_WALLETS (any more), or a request carrying the session cookie came from another site (the CSRF check), or a credential was used where it cannot be.',
+    when:
+      'The signed-in wallet is not in OPERATOR_WALLETS (any more), or a request carrying the session ' +
+      'cookie came from another site (the CSRF check), or a credential was used where it cannot be.',
   },
   not_eligible: {
     status: 403,
     title: 'Not eligible',
-    when: 'The wallet does not meet the claim policy (CLAIM_POLICY) of this service. `detail` says, in plain words, which requirement is missing; an allowlist is never shown.',
+    when:
+      'The wallet does not meet the claim policy (CLAIM_POLICY) of this service. `detail` says, in plain ' +
+      'words, which requirement is missing; an allowlist is never shown.',
   },
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id (or, for operators, this serial number).' },
   api_key_not_found: { status: 404, title: 'API key not found', when: 'No operator API key has this id.' },
@@ -72,7 +81,9 @@ export const PROBLEMS = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: 'The database does not answer, the Solana RPC that eligibility is checked against does not answer in time, or this instance is shutting down. Nothing was half-written; retry shortly.',
+    when:
+      'The database does not answer, the Solana RPC that eligibility is checked against does not answer in ' +
+      'time, or this instance is shutting down. Nothing was half-written; retry shortly.',
   },
   internal_error: {
     status: 500,

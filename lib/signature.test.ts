@@ -1,19 +1,12 @@
-import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import {
-  anzaOffchainEnvelope,
-  isCanonicalScalar,
-  isStrictPoint,
-  legacyOffchainEnvelope,
-  verifyEd25519Strict,
-  verifyWalletSignature,
-} from './signature';
+import { anzaOffchainEnvelope, isCanonicalScalar, isStrictPoint, legacyOffchainEnvelope, verifyEd25519Strict, verifyWalletSignature } from './signature';
 
 const L = (1n << 252n) + 27742317777372353535851937790883648493n;
 const toLittleEndian = (n: bigint) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex').reverse();
-const fromLittleEndian = (b: Uint8Array) => BigInt('0x' + Buffer.from(b).reverse().toString('hex'));
+const fromLittleEndian = (b: Uint8Array) => BigInt(`0x${Buffer.from(b).reverse().toString('hex')}`);
 
 /** A random corruption: flip one bit of the message, the signature or the key, or swap the key. */
 function corrupt(message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array, choice: number) {

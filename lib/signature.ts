@@ -1,11 +1,7 @@
 // Strict Ed25519 verification of a wallet's signature over a message, natively through Node's
 // crypto (~80x tweetnacl here), over the raw text or a Solana off-chain message envelope of it.
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import {
-  getOffchainMessageEncoder,
-  OffchainMessageContentFormat,
-  type OffchainMessage,
-} from '@solana/offchain-messages';
+import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { getOffchainMessageEncoder, type OffchainMessage, OffchainMessageContentFormat } from '@solana/offchain-messages';
 
 /** The group order of Ed25519: a canonical signature scalar S is below it. */
 const L = (1n << 252n) + 27742317777372353535851937790883648493n;
@@ -17,22 +13,20 @@ const P = (1n << 255n) - 19n;
  * x = 0 and the sign bit set. A key or R of small order lets one signature verify for several
  * messages or keys; libsodium and ed25519-dalek's verify_strict reject the same list.
  */
-const SMALL_ORDER_ENCODINGS = new Set(
-  [
-    '0100000000000000000000000000000000000000000000000000000000000000',
-    '0100000000000000000000000000000000000000000000000000000000000080',
-    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
-    'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
-    '0000000000000000000000000000000000000000000000000000000000000000',
-    '0000000000000000000000000000000000000000000000000000000000000080',
-    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
-    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
-    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
-    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
-  ],
-);
+const SMALL_ORDER_ENCODINGS = new Set([
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  '0100000000000000000000000000000000000000000000000000000000000080',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0000000000000000000000000000000000000000000000000000000000000080',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
+]);
 
-const littleEndian = (bytes: Uint8Array) => BigInt('0x' + Buffer.from(bytes).reverse().toString('hex'));
+const littleEndian = (bytes: Uint8Array) => BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
 
 /** S must be reduced mod L. Threat: S + L verifies too, so one signature would have many encodings (malleability). */
 export function isCanonicalScalar(s: Uint8Array): boolean {
@@ -47,8 +41,8 @@ export function isCanonicalScalar(s: Uint8Array): boolean {
 export function isStrictPoint(point: Uint8Array): boolean {
   if (point.length !== 32) return false;
   if (SMALL_ORDER_ENCODINGS.has(Buffer.from(point).toString('hex'))) return false;
-  const y = point.slice();
-  y[31]! &= 0x7f;
+  // y is the point's encoding with its top bit (the sign of x) cleared.
+  const y = Uint8Array.from(point, (byte, index) => (index === 31 ? byte & 0x7f : byte));
   return littleEndian(y) < P;
 }
 
@@ -99,9 +93,7 @@ const SIGNING_DOMAIN = Buffer.concat([Buffer.from([0xff]), Buffer.from('solana o
 /** The off-chain message format byte a signer picks for this body: printable ASCII, short UTF-8, or long UTF-8. */
 function contentFormat(body: Uint8Array, shortLimit: number): OffchainMessageContentFormat {
   if (body.every((b) => b >= 0x20 && b <= 0x7e)) return OffchainMessageContentFormat.RESTRICTED_ASCII_1232_BYTES_MAX;
-  return body.length <= shortLimit
-    ? OffchainMessageContentFormat.UTF8_1232_BYTES_MAX
-    : OffchainMessageContentFormat.UTF8_65535_BYTES_MAX;
+  return body.length <= shortLimit ? OffchainMessageContentFormat.UTF8_1232_BYTES_MAX : OffchainMessageContentFormat.UTF8_65535_BYTES_MAX;
 }
 
 /**
@@ -146,12 +138,7 @@ export function anzaOffchainEnvelope(text: string, version: 0 | 1, address: stri
  * directly (what signMessage and signIn do), or wrapped in an off-chain message envelope (all a
  * hardware wallet such as Ledger will sign). Returns the layout that verified, or null.
  */
-export function verifyWalletSignature(
-  text: string,
-  signature: Uint8Array,
-  publicKey: Uint8Array,
-  address: string,
-): SignedLayout | null {
+export function verifyWalletSignature(text: string, signature: Uint8Array, publicKey: Uint8Array, address: string): SignedLayout | null {
   const key = strictKey(signature, publicKey);
   if (!key) return null;
 

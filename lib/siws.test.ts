@@ -1,17 +1,17 @@
+import { createSignInMessageText } from '@solana/wallet-standard-util';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
-import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { describe, expect, it } from 'vitest';
 import {
   buildSignInFields,
   createNonce,
+  type IssuedSignIn,
   isIssuedMessage,
   NONCE_LENGTH,
   nonceOf,
   refusalOf,
   renderSignInMessage,
   verifySignInSignature,
-  type IssuedSignIn,
 } from './siws';
 
 const params = { domain: 'passes.example.com', uri: 'https://passes.example.com', statement: 'Claim your pass.', chainId: 'mainnet', ttlSeconds: 600 };

@@ -10,6 +10,13 @@ export function invalidInput(error: z.ZodError): AppError {
   return new AppError('invalid_request', fields.map((f) => `${f.field} ${f.message}`).join('; '), { fields });
 }
 
+/** The first problem of a failed parse: zod fails a parse only with at least one issue. */
+export function firstIssue(error: z.ZodError): z.core.$ZodIssue {
+  const [issue] = error.issues;
+  if (!issue) throw new Error('zod failed a parse without an issue');
+  return issue;
+}
+
 /** Validates input against a schema; a failure is a 400 listing every bad field. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);

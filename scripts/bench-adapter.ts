@@ -27,13 +27,23 @@ const CONNECTIONS = 50;
 const CLAIM_LIKE_BODY = JSON.stringify({ message: 'x'.repeat(400), signature: 'y'.repeat(88), publicKey: 'z'.repeat(44) });
 
 async function startServer(adapter: Adapter) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('scripts', 'support', 'adapter-server.ts'), adapter], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('scripts', 'support', 'adapter-server.ts'), adapter], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`adapter-server ${adapter} exited with ${code}`)));
     child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
   });
-  return { port, cpuMs: () => processCpuMs(child.pid), stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
+  return {
+    port,
+    cpuMs: () => processCpuMs(child.pid),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 type Totals = { requests: number; seconds: number; cpuMs: number; p99: number[]; errors: number };
@@ -73,12 +83,18 @@ async function main(): Promise<void> {
       process.stderr.write(`bench-adapter: round ${round + 1}/${ROUNDS} ${adapter} done\n`);
     }
   }
-  console.log(`\nNode-to-Fetch adapters: ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each\n`);
+  console.log(
+    `\nNode-to-Fetch adapters: ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, ` +
+      `${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each\n`,
+  );
   console.log('| adapter | request | req/s | p99 ms (worst round) | server CPU µs/req | errors |');
   console.log('|---|---|---:|---:|---:|---:|');
   for (const [key, total] of totals) {
     const [adapter, method] = key.split(' ');
-    console.log(`| ${adapter} | ${method} | ${Math.round(total.requests / total.seconds)} | ${Math.max(...total.p99)} | ${Math.round((total.cpuMs * 1000) / total.requests)} | ${total.errors} |`);
+    console.log(
+      `| ${adapter} | ${method} | ${Math.round(total.requests / total.seconds)} | ` +
+        `${Math.max(...total.p99)} | ${Math.round((total.cpuMs * 1000) / total.requests)} | ${total.errors} |`,
+    );
   }
 }
 

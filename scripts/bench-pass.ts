@@ -10,13 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createHistogram, monitorEventLoopDelay, performance, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks';
+import { createHistogram, type IntervalHistogram, monitorEventLoopDelay, performance, type RecordableHistogram } from 'node:perf_hooks';
 import { ensureDevelopmentChain } from '../lib/passes/certificates';
-import { createManifestSigner } from '../lib/passes/manifest-signer';
 import type { PassContent } from '../lib/passes/content';
+import { createManifestSigner } from '../lib/passes/manifest-signer';
 import { buildPkpass, type PassIssuer } from '../lib/passes/pkpass';
-import { passkitGeneratorExport } from './support/passkit-generator-export';
 import { WALLET_TYPES } from '../lib/wallet-types';
+import { passkitGeneratorExport } from './support/passkit-generator-export';
 
 type Options = { passes: number; batch: number; concurrency: number };
 

@@ -11,8 +11,9 @@
 // each is claimed once. Each database is measured twice in the same run: through the production
 // server (server.ts: the API straight from the endpoint table) and through `next start`'s route
 // handlers (the same table behind Next.js's router), the "before" of serving the API directly.
-import { createPrivateKey, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
+
 import { spawn } from 'node:child_process';
+import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject, sign } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import autocannon from 'autocannon';
 import bs58 from 'bs58';
 import { loadConfig } from '../lib/config';
 import { createScratchDatabase } from './support/scratch-database';
-import { ServerProcess, type Runner } from './support/server-process';
+import { type Runner, ServerProcess } from './support/server-process';
 
 const SHORT = process.argv.includes('--short');
 const CPU_PROFILE = process.argv.includes('--cpu-prof');
@@ -252,10 +253,7 @@ async function benchService(run: string, runner: Runner, port: number, env: Reco
     let storedNext = 0;
     row('download', await drive(server, { request: () => ({ path: stored[storedNext++ % stored.length]! }) }));
     let firstNext = stored.length;
-    row(
-      FIRST_DOWNLOAD,
-      await drive(server, { request: () => ({ path: downloadPaths[firstNext++ % downloadPaths.length]! }) }),
-    );
+    row(FIRST_DOWNLOAD, await drive(server, { request: () => ({ path: downloadPaths[firstNext++ % downloadPaths.length]! }) }));
     return { rows, memory: { run, warm, afterClaims, claims } };
   } finally {
     await server.stop();
@@ -279,7 +277,8 @@ function printTable(rows: Row[], memory: Memory[]): void {
     const health = rows.find((r) => r.run === row.run && r.endpoint === '/health');
     const ratio = health ? fixed(row.rps / health.rps, 2) : '';
     console.log(
-      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} | ${ratio} | ${fixed(row.cpuMs, 2)} |`,
+      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ` +
+        `${fixed(row.max)} | ${row.errors} | ${ratio} | ${fixed(row.cpuMs, 2)} |`,
     );
   }
   console.log('');
@@ -334,7 +333,9 @@ const GATED_MINT = 'So11111111111111111111111111111111111111112';
 
 /** The local RPC (scripts/support/bench-rpc.ts) in a process of its own; `calls()` asks it how many it answered. */
 async function startBenchRpc(delayMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('scripts', 'support', 'bench-rpc.ts'), String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('scripts', 'support', 'bench-rpc.ts'), String(delayMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('error', reject);
     child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
@@ -342,7 +343,11 @@ async function startBenchRpc(delayMs: number) {
   return {
     url,
     calls: async () => Number(await (await fetch(url)).text()),
-    close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -374,7 +379,9 @@ async function benchClaimsWith(run: string, port: number, env: Record<string, st
       run,
       init,
       claim,
-      ...(rpcCalls ? { rpcPerClaim: rpcForClaims / Math.max(1, claim.requests), rpcPerFlow: rpcForInits / Math.max(1, inits) + rpcForClaims / Math.max(1, claim.requests) } : {}),
+      ...(rpcCalls
+        ? { rpcPerClaim: rpcForClaims / Math.max(1, claim.requests), rpcPerFlow: rpcForInits / Math.max(1, inits) + rpcForClaims / Math.max(1, claim.requests) }
+        : {}),
     };
   } finally {
     await server.stop();
@@ -388,18 +395,34 @@ async function benchGated(): Promise<void> {
   try {
     const rows = [
       await benchClaimsWith('no policy', PORT, {}, wallets),
-      await benchClaimsWith(`token policy, RPC ${RPC_DELAY_MS} ms`, PORT + 2, {
-        CLAIM_POLICY: JSON.stringify({ token: { mint: GATED_MINT, minAmount: '1' } }),
-        SOLANA_RPC_URL: rpc.url,
-      }, wallets, rpc.calls),
+      await benchClaimsWith(
+        `token policy, RPC ${RPC_DELAY_MS} ms`,
+        PORT + 2,
+        {
+          CLAIM_POLICY: JSON.stringify({ token: { mint: GATED_MINT, minAmount: '1' } }),
+          SOLANA_RPC_URL: rpc.url,
+        },
+        wallets,
+        rpc.calls,
+      ),
     ];
-    console.log(`\nwallet-pass-claim gated benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`);
-    console.log(`embedded database, ${CONNECTIONS} connections, ${PHASE_SECONDS} s per phase, ${GATED_CLAIMS} claims, rate limiting off; ELIGIBILITY_CACHE_SECONDS default (30)\n`);
+    console.log(
+      `\nwallet-pass-claim gated benchmark${SHORT ? ' (short)' : ''}: ` +
+        `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ` +
+        `Node ${process.versions.node}`,
+    );
+    console.log(
+      `embedded database, ${CONNECTIONS} connections, ${PHASE_SECONDS} s per phase, ${GATED_CLAIMS} ` +
+        `claims, rate limiting off; ELIGIBILITY_CACHE_SECONDS default (30)\n`,
+    );
     console.log('| run | init/s | init p99 ms | claims/s | claim p99 ms | errors | RPC calls per claim | RPC calls per init + claim |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of rows) {
       const rpcs = row.rpcPerClaim === undefined ? ['0', '0'] : [fixed(row.rpcPerClaim, 2), fixed(row.rpcPerFlow!, 2)];
-      console.log(`| ${row.run} | ${fixed(row.init.rps)} | ${fixed(row.init.p99)} | ${fixed(row.claim.rps)} | ${fixed(row.claim.p99)} | ${row.init.errors + row.claim.errors} | ${rpcs[0]} | ${rpcs[1]} |`);
+      console.log(
+        `| ${row.run} | ${fixed(row.init.rps)} | ${fixed(row.init.p99)} | ${fixed(row.claim.rps)} | ` +
+          `${fixed(row.claim.p99)} | ${row.init.errors + row.claim.errors} | ${rpcs[0]} | ${rpcs[1]} |`,
+      );
     }
   } finally {
     await rpc.close();

@@ -39,7 +39,7 @@ const SHAPES: Record<Mark, (x: number, y: number) => number> = {
     // Five points. Fold the angle into the sector between an outer tip (radius 0.9) and the next
     // inner corner (radius 0.38); inside is the centre's side of the edge joining them.
     const sector = Math.PI / 5;
-    const a = (((Math.atan2(x, -y) % (2 * sector)) + 2 * sector) % (2 * sector)); // 0 at a tip; one tip points up
+    const a = ((Math.atan2(x, -y) % (2 * sector)) + 2 * sector) % (2 * sector); // 0 at a tip; one tip points up
     const phi = a <= sector ? a : 2 * sector - a;
     const r = Math.hypot(x, y);
     const [ox, oy] = [0.9, 0];

@@ -11,9 +11,8 @@
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { E2EWallet } from '../e2e/support/wallet';
-import { freePort } from './support/server-process';
 import { launchChromium } from './support/chromium';
-import { ServerProcess } from './support/server-process';
+import { freePort, ServerProcess } from './support/server-process';
 
 /** The issue's budget: 250 kB of JavaScript as sent at first load (kB = 1000 bytes, the stricter reading). */
 const BUDGET_BYTES = 250_000;
@@ -92,7 +91,9 @@ async function measure(origin: string, { path, prepare, ready }: Case): Promise<
           // Both sizes first, then one synchronous update: `total += await x` would lose concurrent additions.
           const sent = (await request.sizes()).responseBodySize;
           const decoded = (await response.body().catch(() => Buffer.alloc(0))).length;
-          const sizes = (byType[request.resourceType()] ??= { files: 0, sent: 0, decoded: 0 });
+          const type = request.resourceType();
+          const sizes = byType[type] ?? { files: 0, sent: 0, decoded: 0 };
+          byType[type] = sizes;
           sizes.files++;
           sizes.sent += sent;
           sizes.decoded += decoded;
@@ -135,7 +136,8 @@ async function main(): Promise<void> {
       const script = byType.script ?? none;
       const style = byType.stylesheet ?? none;
       console.log(
-        `${pageCase.label.padEnd(26)} JavaScript ${String(script.files).padStart(2)} files ${kib(script.sent).padStart(10)} sent ${kib(script.decoded).padStart(11)} decoded` +
+        `${pageCase.label.padEnd(26)} JavaScript ${String(script.files).padStart(2)} files ` +
+          `${kib(script.sent).padStart(10)} sent ${kib(script.decoded).padStart(11)} decoded` +
           ` | CSS ${style.files} files ${kib(style.sent)} sent` +
           ` | requests to other origins: ${sentElsewhere.length ? sentElsewhere.join(', ') : 'none'}` +
           (refused.length ? ` (refused by the page's CSP: ${refused.join(', ')})` : ''),

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
+import styles from '@/components/operator/console.module.css';
 import { OperatorConsole } from '@/components/operator/OperatorConsole';
 import { PassIcon } from '@/components/ui/icons';
-import styles from '@/components/operator/console.module.css';
 
 export const metadata: Metadata = {
   title: 'Operator console',

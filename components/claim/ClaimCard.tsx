@@ -2,15 +2,15 @@
 // The claim card: the three steps, and the current state in a stage of fixed minimum height, so
 // nothing around it moves as states change. Focus follows the state's heading, so keyboard and
 // screen-reader users land on what just changed.
-import { useEffect, useRef, type ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
 import { CheckIcon } from '@/components/ui/icons';
-import { stepOf, type ClaimState } from './claim-state';
+import styles from './claim.module.css';
+import { type ClaimState, stepOf } from './claim-state';
 import { PassPreview } from './PassPreview';
 import { loadQrCode, Result } from './ResultStep';
 import { ProblemView, Ready, Working } from './SignStep';
-import { useClaimFlow, type ClaimFlow } from './use-claim-flow';
+import { type ClaimFlow, useClaimFlow } from './use-claim-flow';
 import { ChooseWallet, ConnectFailed, Connecting, Disconnected } from './WalletStep';
-import styles from './claim.module.css';
 
 const STEPS = ['Connect', 'Sign', 'Add to Wallet'] as const;
 /** Views that show the same panel: moving between them leaves focus where it is. */

@@ -41,7 +41,7 @@ export function Badge({ tone, children }: { tone: 'accent' | 'success' | 'warnin
 export function WalletAvatar({ icon, busy = false }: { icon: string; busy?: boolean }) {
   return (
     <span className={`${styles.avatar} ${busy ? styles.avatarBusy : ''}`}>
-      {/* eslint-disable-next-line @next/next/no-img-element -- a data: URI from the wallet, nothing to optimise */}
+      {/* biome-ignore lint/performance/noImgElement: a data: URI from the wallet, nothing to optimise */}
       <img src={icon} alt="" width={44} height={44} />
     </span>
   );

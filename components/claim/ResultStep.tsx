@@ -2,13 +2,13 @@
 // Step 3, Add: the pass links. "Add to Apple Wallet" is the downloadUrl itself (Safari hands a
 // .pkpass to Wallet); "Save to Google Wallet" shows only when the service has a link; the QR code
 // carries the same downloadUrl to a phone when the claim happened on a computer.
-import { forwardRef, useEffect, useState, type ComponentType } from 'react';
+import { type ComponentType, forwardRef, useEffect, useState } from 'react';
 import { LinkButton } from '@/components/ui/Button';
 import { CopyLink } from '@/components/ui/CopyLink';
 import { AppleLogo, CheckIcon, GoogleLogo } from '@/components/ui/icons';
+import styles from './claim.module.css';
 import type { ClaimState } from './claim-state';
 import { Badge, Panel } from './Panel';
-import styles from './claim.module.css';
 
 type QrCodeComponent = ComponentType<{ value: string; label: string; className?: string }>;
 
@@ -25,7 +25,11 @@ export const loadQrCode = () =>
 function useQrCode(): QrCodeComponent | null {
   const [component, setComponent] = useState<QrCodeComponent | null>(() => loadedQrCode);
   useEffect(() => {
-    if (!component) void loadQrCode().then((loaded) => setComponent(() => loaded), () => undefined);
+    if (!component)
+      void loadQrCode().then(
+        (loaded) => setComponent(() => loaded),
+        () => undefined,
+      );
   }, [component]);
   return component;
 }
@@ -63,11 +67,7 @@ export const Result = forwardRef<HTMLHeadingElement, { state: Done }>(function R
         <div className={styles.result}>
           <div className={styles.walletButtons}>{googleFirst ? [google, apple] : [apple, google]}</div>
           <div className={styles.handoff}>
-            {QrCode ? (
-              <QrCode value={downloadUrl} label="QR code of your pass link" className={styles.qr} />
-            ) : (
-              <div className={styles.qr} aria-hidden="true" />
-            )}
+            {QrCode ? <QrCode value={downloadUrl} label="QR code of your pass link" className={styles.qr} /> : <div className={styles.qr} aria-hidden="true" />}
             <p className={styles.handoffText}>
               <strong>Scan with a phone</strong> Point its camera at this code to add the pass there.
             </p>

@@ -5,10 +5,10 @@ import { forwardRef, useEffect, useState } from 'react';
 import { Button, Spinner } from '@/components/ui/Button';
 import { AlertIcon, ClockIcon, CloudOffIcon, ShieldIcon } from '@/components/ui/icons';
 import { shortAddress } from '@/lib/address';
-import { formatWait, secondsUntil, type Account, type ClaimState, type Problem } from './claim-state';
+import styles from './claim.module.css';
+import { type Account, type ClaimState, formatWait, type Problem, secondsUntil } from './claim-state';
 import { Badge, Panel, WalletAvatar } from './Panel';
 import type { ClaimFlow } from './use-claim-flow';
-import styles from './claim.module.css';
 
 type Props = { flow: ClaimFlow };
 
@@ -16,7 +16,7 @@ type Props = { flow: ClaimFlow };
 function AccountChip({ account, flow }: { account: Account; flow: ClaimFlow }) {
   return (
     <div className={styles.account}>
-      {/* eslint-disable-next-line @next/next/no-img-element -- the wallet's data: URI icon */}
+      {/* biome-ignore lint/performance/noImgElement: the wallet's data: URI icon, nothing to optimise */}
       <img src={account.wallet.icon} alt="" width={28} height={28} className={styles.accountIcon} />
       <span className={styles.accountText}>
         <span className={styles.accountName}>{account.wallet.name}</span>
@@ -98,13 +98,35 @@ type ProblemCopy = { tone: 'warning' | 'danger'; icon: 'alert' | 'clock' | 'clou
 function problemCopy(problem: Problem, walletName: string): ProblemCopy {
   switch (problem.code) {
     case 'declined':
-      return { tone: 'warning', icon: 'alert', title: 'Signature declined', text: 'No problem: nothing was signed or shared. Try again whenever you are ready.' };
+      return {
+        tone: 'warning',
+        icon: 'alert',
+        title: 'Signature declined',
+        text: 'No problem: nothing was signed or shared. Try again whenever you are ready.',
+      };
     case 'wallet-failed':
-      return { tone: 'warning', icon: 'alert', title: `${walletName} could not sign`, text: 'Your wallet ran into a problem. Try again, or use another wallet.', other: true };
+      return {
+        tone: 'warning',
+        icon: 'alert',
+        title: `${walletName} could not sign`,
+        text: 'Your wallet ran into a problem. Try again, or use another wallet.',
+        other: true,
+      };
     case 'cannot-sign':
-      return { tone: 'warning', icon: 'alert', title: `${walletName} cannot sign messages`, text: 'This wallet does not offer message signing. Choose another wallet to claim your pass.', other: true };
+      return {
+        tone: 'warning',
+        icon: 'alert',
+        title: `${walletName} cannot sign messages`,
+        text: 'This wallet does not offer message signing. Choose another wallet to claim your pass.',
+        other: true,
+      };
     case 'account-changed':
-      return { tone: 'warning', icon: 'alert', title: 'A different account signed', text: 'Your wallet signed with another account than the one connected. Try again to claim for the connected account.' };
+      return {
+        tone: 'warning',
+        icon: 'alert',
+        title: 'A different account signed',
+        text: 'Your wallet signed with another account than the one connected. Try again to claim for the connected account.',
+      };
     case 'expired':
       return { tone: 'warning', icon: 'clock', title: 'The message expired', text: 'Messages are valid for a few minutes. Sign a fresh one to continue.' };
     case 'used':
@@ -112,25 +134,41 @@ function problemCopy(problem: Problem, walletName: string): ProblemCopy {
     case 'rate-limited':
       return { tone: 'warning', icon: 'clock', title: 'Too many attempts', text: 'Too many claims came from your network just now. Please wait a moment.' };
     case 'unavailable':
-      return { tone: 'danger', icon: 'cloud', title: 'Cannot reach the pass service', text: 'The service is not answering right now. Your wallet is still connected; try again in a moment.' };
+      return {
+        tone: 'danger',
+        icon: 'cloud',
+        title: 'Cannot reach the pass service',
+        text: 'The service is not answering right now. Your wallet is still connected; try again in a moment.',
+      };
     case 'not-eligible':
       return {
         tone: 'warning',
         icon: 'shield',
         title: 'This wallet cannot claim a pass yet',
         text: problem.requirement
-          ? `Passes here are for wallets that meet a requirement. To be eligible, this wallet needs to ${problem.requirement}. Once it does, try again, or connect a wallet that already does.`
-          : 'Passes here are for wallets that meet a requirement this wallet does not meet yet. Once it does, try again, or connect a wallet that already does.',
+          ? `Passes here are for wallets that meet a requirement. To be eligible, this wallet needs to ` +
+            `${problem.requirement}. Once it does, try again, or connect a wallet that already does.`
+          : 'Passes here are for wallets that meet a requirement this wallet does not meet yet. Once it does, ' +
+            'try again, or connect a wallet that already does.',
         other: true,
       };
     case 'rejected':
-      return { tone: 'danger', icon: 'alert', title: 'The signature did not check out', text: 'We could not verify what your wallet signed. Try again, or use another wallet.', other: true };
+      return {
+        tone: 'danger',
+        icon: 'alert',
+        title: 'The signature did not check out',
+        text: 'We could not verify what your wallet signed. Try again, or use another wallet.',
+        other: true,
+      };
     default:
       return { tone: 'danger', icon: 'alert', title: 'Something went wrong', text: 'We could not create your pass. Please try again in a moment.' };
   }
 }
 
-export const ProblemView = forwardRef<HTMLHeadingElement, Props & { state: Extract<ClaimState, { kind: 'problem' }> }>(function ProblemView({ flow, state }, ref) {
+export const ProblemView = forwardRef<HTMLHeadingElement, Props & { state: Extract<ClaimState, { kind: 'problem' }> }>(function ProblemView(
+  { flow, state },
+  ref,
+) {
   const { problem, account } = state;
   const copy = problemCopy(problem, account.wallet.name);
   const Icon = { alert: AlertIcon, clock: ClockIcon, cloud: CloudOffIcon, shield: ShieldIcon }[copy.icon];
@@ -161,12 +199,7 @@ export const ProblemView = forwardRef<HTMLHeadingElement, Props & { state: Extra
       footnote={problem.code === 'unexpected' && problem.reference ? `Reference for support: ${problem.reference}` : undefined}
     >
       {copy.text}
-      {waitUntil !== null && (
-        <span className={styles.waitNote}>
-          {' '}
-          You can try again {mustWait ? `in ${formatWait(secondsLeft, true)}` : 'now'}.
-        </span>
-      )}
+      {waitUntil !== null && <span className={styles.waitNote}> You can try again {mustWait ? `in ${formatWait(secondsLeft, true)}` : 'now'}.</span>}
     </Panel>
   );
 });

@@ -4,10 +4,10 @@
 import { forwardRef, useEffect, useState } from 'react';
 import { Button, LinkButton } from '@/components/ui/Button';
 import { AlertIcon, ArrowRightIcon, ExternalIcon, UnlinkIcon, WalletIcon } from '@/components/ui/icons';
+import styles from './claim.module.css';
 import type { ClaimState, WalletOption } from './claim-state';
 import { Badge, Panel, WalletAvatar } from './Panel';
 import type { ClaimFlow, WalletList } from './use-claim-flow';
-import styles from './claim.module.css';
 
 /** Where a person without a wallet can pick one (the Solana Foundation's neutral list). */
 const GET_A_WALLET_URL = 'https://solana.com/solana-wallets';
@@ -42,7 +42,7 @@ export const ChooseWallet = forwardRef<HTMLHeadingElement, Props & { list: Walle
                   onFocus={flow.prepare}
                   onClick={() => flow.connect(wallet)}
                 >
-                  {/* eslint-disable-next-line @next/next/no-img-element -- the wallet's data: URI icon */}
+                  {/* biome-ignore lint/performance/noImgElement: the wallet's data: URI icon, nothing to optimise */}
                   <img src={wallet.icon} alt="" width={36} height={36} className={styles.walletIcon} />
                   <span className={styles.walletName}>{wallet.name}</span>
                   <span className={styles.detected}>Detected</span>
@@ -126,37 +126,38 @@ export const Connecting = forwardRef<HTMLHeadingElement, Props & { wallet: Walle
   );
 });
 
-export const ConnectFailed = forwardRef<HTMLHeadingElement, Props & { state: Extract<ClaimState, { kind: 'connect-failed' }> }>(
-  function ConnectFailed({ flow, state }, ref) {
-    const { wallet, reason } = state;
-    const copy = {
-      declined: { title: 'Connection declined', text: `${wallet.name} did not connect. Nothing was shared. Try again when you are ready.` },
-      failed: { title: `${wallet.name} did not connect`, text: 'Your wallet could not connect. Unlock it and try again, or choose another wallet.' },
-      'load-failed': { title: 'Could not load wallet support', text: 'Check your internet connection and try again.' },
-    }[reason];
-    return (
-      <Panel
-        ref={ref}
-        visual={
-          <Badge tone="warning">
-            <AlertIcon size={30} />
-          </Badge>
-        }
-        title={copy.title}
-        actions={
-          <>
-            <Button onClick={() => flow.connect(wallet)}>Try again</Button>
-            <Button variant="quiet" onClick={flow.chooseAnotherWallet}>
-              Choose another wallet
-            </Button>
-          </>
-        }
-      >
-        {copy.text}
-      </Panel>
-    );
-  },
-);
+export const ConnectFailed = forwardRef<HTMLHeadingElement, Props & { state: Extract<ClaimState, { kind: 'connect-failed' }> }>(function ConnectFailed(
+  { flow, state },
+  ref,
+) {
+  const { wallet, reason } = state;
+  const copy = {
+    declined: { title: 'Connection declined', text: `${wallet.name} did not connect. Nothing was shared. Try again when you are ready.` },
+    failed: { title: `${wallet.name} did not connect`, text: 'Your wallet could not connect. Unlock it and try again, or choose another wallet.' },
+    'load-failed': { title: 'Could not load wallet support', text: 'Check your internet connection and try again.' },
+  }[reason];
+  return (
+    <Panel
+      ref={ref}
+      visual={
+        <Badge tone="warning">
+          <AlertIcon size={30} />
+        </Badge>
+      }
+      title={copy.title}
+      actions={
+        <>
+          <Button onClick={() => flow.connect(wallet)}>Try again</Button>
+          <Button variant="quiet" onClick={flow.chooseAnotherWallet}>
+            Choose another wallet
+          </Button>
+        </>
+      }
+    >
+      {copy.text}
+    </Panel>
+  );
+});
 
 export const Disconnected = forwardRef<HTMLHeadingElement, Props & { wallet: WalletOption }>(function Disconnected({ flow, wallet }, ref) {
   return (

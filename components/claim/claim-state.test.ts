@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClaimApiError, type InitResult } from '@/lib/client';
-import { canSignAgain, formatWait, problemFromApiError, requirementOf, secondsUntil, stepOf, type Account } from './claim-state';
+import { type Account, canSignAgain, formatWait, problemFromApiError, requirementOf, secondsUntil, stepOf } from './claim-state';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 const account: Account = { wallet: { name: 'Phantom', icon: 'data:,' }, publicKey: 'A'.repeat(44) };
@@ -47,7 +47,14 @@ describe('problemFromApiError: what a failure means for the person', () => {
   });
 
   it('keeps only the start of the request id of a server bug, as a support reference', () => {
-    const problem = { type: '/docs#problem-internal_error', title: 'Internal error', status: 500, detail: 'x', code: 'internal_error' as const, requestId: '0123456789abcdef' };
+    const problem = {
+      type: '/docs#problem-internal_error',
+      title: 'Internal error',
+      status: 500,
+      detail: 'x',
+      code: 'internal_error' as const,
+      requestId: '0123456789abcdef',
+    };
     expect(problemFromApiError(new ClaimApiError('internal_error', 500, 'x', problem), NOW)).toEqual({ code: 'unexpected', reference: '01234567' });
   });
 

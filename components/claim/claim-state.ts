@@ -1,9 +1,9 @@
 // The claim flow's states and the pure rules between them: which step a state belongs to, what an
 // API failure means for the person, and when an issued message can be signed again. The hook in
 // use-claim-flow.ts drives the transitions; the views in ClaimCard.tsx render one state each.
-import { ClaimApiError, type InitResult } from '@/lib/client';
 
 import type { WalletFailure, WalletOption } from '@/components/wallet/types';
+import { ClaimApiError, type InitResult } from '@/lib/client';
 
 export type { WalletFailure, WalletOption };
 
@@ -82,8 +82,8 @@ export function problemFromApiError(error: unknown, now: number): Problem {
  * and never listing an allowlist. Null when the detail is not in that form.
  */
 export function requirementOf(detail: string | undefined): string | null {
-  const match = detail?.match(/it needs to (.+?)\.?$/s);
-  return match ? match[1]!.trim() : null;
+  const requirement = detail?.match(/it needs to (.+?)\.?$/s)?.[1];
+  return requirement === undefined ? null : requirement.trim();
 }
 
 export function problemFromWalletFailure(failure: Exclude<WalletFailure, 'disconnected'>): Problem {

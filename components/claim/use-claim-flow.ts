@@ -2,20 +2,13 @@
 // The claim flow: the wallets and the on-demand wallet stack (components/wallet/use-wallet-stack.ts),
 // connecting, and the claim itself (init -> one signature -> claim). Every failure lands in a state
 // from claim-state.ts with a way forward; nothing here shows the server's or wallet's own words.
-import { useCallback, useRef, useState, type ComponentType } from 'react';
+import { type ComponentType, useCallback, useRef, useState } from 'react';
+import type { SignedClaim } from '@/components/wallet/sign-claim';
+import { useWalletStack, type WalletList } from '@/components/wallet/use-wallet-stack';
+import type { ConnectedWallet, WalletBridgeProps, WalletHandle } from '@/components/wallet/wallet-bridge';
 import { ClaimApiError, createClaimClient, type InitResult } from '@/lib/client';
 import { walletTypeForWallet } from '@/lib/wallet-types';
-import {
-  canSignAgain,
-  problemFromApiError,
-  problemFromWalletFailure,
-  type Account,
-  type ClaimState,
-  type WalletOption,
-} from './claim-state';
-import { useWalletStack, type WalletList } from '@/components/wallet/use-wallet-stack';
-import type { SignedClaim } from '@/components/wallet/sign-claim';
-import type { ConnectedWallet, WalletBridgeProps, WalletHandle } from '@/components/wallet/wallet-bridge';
+import { type Account, type ClaimState, canSignAgain, problemFromApiError, problemFromWalletFailure, type WalletOption } from './claim-state';
 
 const client = createClaimClient();
 
@@ -105,10 +98,8 @@ export function useClaimFlow(): ClaimFlow {
     const account = from.account;
     const current = ++run.current;
     const stillCurrent = () => current === run.current;
-    const working = (step: 'preparing' | 'signing' | 'submitting', renewed = false) =>
-      stillCurrent() && setState({ kind: 'working', account, step, renewed });
-    const fail = (error: unknown) =>
-      stillCurrent() && setState({ kind: 'problem', account, problem: problemFromApiError(error, Date.now()) });
+    const working = (step: 'preparing' | 'signing' | 'submitting', renewed = false) => stillCurrent() && setState({ kind: 'working', account, step, renewed });
+    const fail = (error: unknown) => stillCurrent() && setState({ kind: 'problem', account, problem: problemFromApiError(error, Date.now()) });
 
     const wallets = loadedHandle();
     if (!wallets) return; // ready implies a connected wallet, so the stack is loaded
@@ -163,7 +154,7 @@ export function useClaimFlow(): ClaimFlow {
         }
       }
     }
-  }, []);
+  }, [loadedHandle]);
 
   const cancel = useCallback(() => {
     run.current++;

@@ -4,10 +4,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { CopyLink } from '@/components/ui/CopyLink';
-import { operatorApi, type ApiKey } from '@/lib/client/operator';
+import { type ApiKey, operatorApi } from '@/lib/client/operator';
 import { ConfirmDialog } from './ConfirmDialog';
-import { formatDateTime, useConsole } from './console-context';
 import styles from './console.module.css';
+import { formatDateTime, useConsole } from './console-context';
 
 const NAME_MAX = 100;
 
@@ -67,7 +67,14 @@ export function ApiKeysPanel() {
       <form className={styles.inlineForm} onSubmit={create}>
         <div className={styles.field}>
           <label htmlFor="key-name">Name (optional)</label>
-          <input id="key-name" className={styles.input} value={name} maxLength={NAME_MAX} autoComplete="off" onChange={(event) => setName(event.target.value)} />
+          <input
+            id="key-name"
+            className={styles.input}
+            value={name}
+            maxLength={NAME_MAX}
+            autoComplete="off"
+            onChange={(event) => setName(event.target.value)}
+          />
         </div>
         <Button type="submit" className={styles.compact} disabled={creating}>
           Create API key
@@ -80,7 +87,13 @@ export function ApiKeysPanel() {
             Your new API key{created.name ? `: ${created.name}` : ''}
           </h3>
           <p>Copy it now: it is shown only this once, and the service keeps no copy it could show again.</p>
-          <CopyLink value={created.key} label="New API key" action="Copy key" copiedMessage="API key copied" selectedMessage="The key is selected: copy it with your keyboard or menu" />
+          <CopyLink
+            value={created.key}
+            label="New API key"
+            action="Copy key"
+            copiedMessage="API key copied"
+            selectedMessage="The key is selected: copy it with your keyboard or menu"
+          />
           <div className={styles.secretActions}>
             <Button variant="quiet" onClick={() => setCreated(null)}>
               I have saved it

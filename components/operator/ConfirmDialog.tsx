@@ -2,7 +2,7 @@
 // A confirmation as a native modal <dialog>: the browser traps focus in it, Escape cancels, and
 // focus returns to the button that opened it. An optional text field (a void's reason) is required
 // when asked for. The action runs here so that its failure is shown where the operator is looking.
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Button, Spinner } from '@/components/ui/Button';
 import styles from './console.module.css';
 

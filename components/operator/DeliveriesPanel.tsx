@@ -6,8 +6,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { ClaimApiError } from '@/lib/client';
 import { operatorApi, type WebhookDelivery } from '@/lib/client/operator';
-import { formatDateTime, useConsole } from './console-context';
 import styles from './console.module.css';
+import { formatDateTime, useConsole } from './console-context';
 
 const STATUS: Record<WebhookDelivery['status'], { label: string; tone: string | undefined }> = {
   pending: { label: 'Waiting to retry', tone: styles.badgeWarning },
@@ -77,12 +77,24 @@ export function DeliveriesPanel() {
             <table className={styles.table} role="table" aria-labelledby="deliveries-title">
               <thead role="rowgroup">
                 <tr role="row">
-                  <th role="columnheader" scope="col">Event</th>
-                  <th role="columnheader" scope="col">Status</th>
-                  <th role="columnheader" scope="col">Attempts</th>
-                  <th role="columnheader" scope="col">Created</th>
-                  <th role="columnheader" scope="col">Next attempt</th>
-                  <th role="columnheader" scope="col">Last error</th>
+                  <th role="columnheader" scope="col">
+                    Event
+                  </th>
+                  <th role="columnheader" scope="col">
+                    Status
+                  </th>
+                  <th role="columnheader" scope="col">
+                    Attempts
+                  </th>
+                  <th role="columnheader" scope="col">
+                    Created
+                  </th>
+                  <th role="columnheader" scope="col">
+                    Next attempt
+                  </th>
+                  <th role="columnheader" scope="col">
+                    Last error
+                  </th>
                   <th role="columnheader" scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>

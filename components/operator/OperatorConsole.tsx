@@ -4,15 +4,15 @@
 // in or out, and what an action did is said in one live region.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from '@/components/ui/Button';
+import { ClaimApiError } from '@/lib/client';
 import { ApiKeysPanel } from './ApiKeysPanel';
-import { Address, ConsoleContextValue, describeApiError, formatDateTime, type ConsoleContext } from './console-context';
+import styles from './console.module.css';
+import { Address, type ConsoleContext, ConsoleContextValue, describeApiError, formatDateTime } from './console-context';
 import { DeliveriesPanel } from './DeliveriesPanel';
 import { PassesPanel } from './PassesPanel';
 import { SignIn } from './SignIn';
 import { StatsPanel } from './StatsPanel';
 import { useOperatorSession } from './use-operator-session';
-import { ClaimApiError } from '@/lib/client';
-import styles from './console.module.css';
 
 export function OperatorConsole() {
   const session = useOperatorSession();

@@ -4,10 +4,10 @@
 // a card; the table keeps its roles, so a screen reader still reads it as a table.
 import { useCallback, useEffect, useState } from 'react';
 import { Button } from '@/components/ui/Button';
-import { operatorApi, type OperatorPass, type PassQuery, type PassStatus } from '@/lib/client/operator';
+import { type OperatorPass, operatorApi, type PassQuery, type PassStatus } from '@/lib/client/operator';
 import { ConfirmDialog } from './ConfirmDialog';
-import { Address, formatDateTime, useConsole } from './console-context';
 import styles from './console.module.css';
+import { Address, formatDateTime, useConsole } from './console-context';
 
 type Search = { publicKey: string; serial: string; status: PassStatus | '' };
 const EMPTY: Search = { publicKey: '', serial: '', status: '' };
@@ -49,6 +49,7 @@ export function PassesPanel() {
     [describe],
   );
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger (it changes after an operator action)
   useEffect(() => {
     void load({ ...search, cursor });
   }, [load, search, cursor, version]);
@@ -73,6 +74,7 @@ export function PassesPanel() {
       <h2 id="passes-title" className={styles.cardTitle}>
         Passes
       </h2>
+      {/* biome-ignore lint/a11y/useSemanticElements: role="search" is the same landmark as <search>, in every browser */}
       <form role="search" aria-label="Passes" className={styles.searchForm} onSubmit={submit}>
         <div className={styles.field}>
           <label htmlFor="search-address">Wallet address</label>
@@ -143,12 +145,24 @@ export function PassesPanel() {
         <table className={styles.table} role="table" aria-labelledby="passes-title" aria-busy={loading}>
           <thead role="rowgroup">
             <tr role="row">
-              <th role="columnheader" scope="col">Serial</th>
-              <th role="columnheader" scope="col">Wallet</th>
-              <th role="columnheader" scope="col">Type</th>
-              <th role="columnheader" scope="col">Claimed</th>
-              <th role="columnheader" scope="col">Devices</th>
-              <th role="columnheader" scope="col">Status</th>
+              <th role="columnheader" scope="col">
+                Serial
+              </th>
+              <th role="columnheader" scope="col">
+                Wallet
+              </th>
+              <th role="columnheader" scope="col">
+                Type
+              </th>
+              <th role="columnheader" scope="col">
+                Claimed
+              </th>
+              <th role="columnheader" scope="col">
+                Devices
+              </th>
+              <th role="columnheader" scope="col">
+                Status
+              </th>
               <th role="columnheader" scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>

@@ -3,11 +3,11 @@
 // stack loads when the operator reaches for one (pointer, focus, touch). Connecting and the one
 // signature happen in a single action; the card says what the wallet is being asked.
 import { forwardRef } from 'react';
-import { useWalletStack } from '@/components/wallet/use-wallet-stack';
 import { Button, Spinner } from '@/components/ui/Button';
 import { ArrowRightIcon } from '@/components/ui/icons';
-import type { OperatorSession, SignInProblem } from './use-operator-session';
+import { useWalletStack } from '@/components/wallet/use-wallet-stack';
 import styles from './console.module.css';
+import type { OperatorSession, SignInProblem } from './use-operator-session';
 
 const PROBLEMS: Record<SignInProblem, string> = {
   declined: 'The wallet did not sign. Nothing was shared. Try again when you are ready.',
@@ -37,7 +37,7 @@ export const SignIn = forwardRef<HTMLHeadingElement, { session: OperatorSession 
   const busy = state.kind === 'signing-in' ? state : null;
   const problem = state.kind === 'signed-out' ? state.problem : undefined;
   return (
-    <section className={`${styles.card} ${styles.signIn}`} aria-labelledby="sign-in-title" data-state={busy ? busy.step : problem ?? 'choose'}>
+    <section className={`${styles.card} ${styles.signIn}`} aria-labelledby="sign-in-title" data-state={busy ? busy.step : (problem ?? 'choose')}>
       <h2 id="sign-in-title" ref={ref} tabIndex={-1} className={styles.cardTitle}>
         Sign in
       </h2>
@@ -75,7 +75,7 @@ export const SignIn = forwardRef<HTMLHeadingElement, { session: OperatorSession 
                 onFocus={stack.prepare}
                 onClick={() => session.signIn(wallet, stack)}
               >
-                {/* eslint-disable-next-line @next/next/no-img-element -- the wallet's data: URI icon */}
+                {/* biome-ignore lint/performance/noImgElement: the wallet's data: URI icon, nothing to optimise */}
                 <img src={wallet.icon} alt="" width={32} height={32} className={styles.walletIcon} />
                 <span className={styles.walletName}>Sign in with {wallet.name}</span>
                 <ArrowRightIcon size={18} />

@@ -2,10 +2,10 @@
 // The totals and the claims-per-day chart, from GET /api/v1/operator/stats; they reload with the
 // list whenever a pass changes.
 import { useEffect, useState } from 'react';
-import { operatorApi, type OperatorStats } from '@/lib/client/operator';
+import { type OperatorStats, operatorApi } from '@/lib/client/operator';
 import { ClaimsChart } from './ClaimsChart';
-import { useConsole } from './console-context';
 import styles from './console.module.css';
+import { useConsole } from './console-context';
 
 const TOTALS: { key: keyof Omit<OperatorStats, 'claimsPerDay'>; label: string }[] = [
   { key: 'passes', label: 'Passes' },
@@ -19,6 +19,7 @@ export function StatsPanel() {
   const [stats, setStats] = useState<OperatorStats | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger (it changes after an operator action)
   useEffect(() => {
     let live = true;
     operatorApi.stats().then(

@@ -5,8 +5,8 @@
 // for an operator sign-in message, one signature, POST it. The session itself is an HttpOnly
 // cookie the service sets; the page only knows whose it is and when it ends.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { WalletHandle, WalletStack } from '@/components/wallet/use-wallet-stack';
 import type { WalletOption } from '@/components/wallet/types';
+import type { WalletHandle, WalletStack } from '@/components/wallet/use-wallet-stack';
 import { ClaimApiError } from '@/lib/client';
 import { operatorApi, type Session } from '@/lib/client/operator';
 
@@ -52,46 +52,49 @@ export function useOperatorSession(): OperatorSession {
     };
   }, []);
 
-  const signIn = useCallback(
-    async (wallet: WalletOption, stack: WalletStack) => {
-      const current = ++run.current;
-      const stillCurrent = () => current === run.current;
-      setState({ kind: 'signing-in', wallet, step: 'connecting' });
-      let wallets: WalletHandle;
-      try {
-        wallets = await stack.handle();
-      } catch {
-        if (stillCurrent()) setState({ kind: 'signed-out', problem: 'load-failed' });
+  const signIn = useCallback(async (wallet: WalletOption, stack: WalletStack) => {
+    const current = ++run.current;
+    const stillCurrent = () => current === run.current;
+    setState({ kind: 'signing-in', wallet, step: 'connecting' });
+    let wallets: WalletHandle;
+    try {
+      wallets = await stack.handle();
+    } catch {
+      if (stillCurrent()) setState({ kind: 'signed-out', problem: 'load-failed' });
+      return;
+    }
+    try {
+      const publicKey = await wallets.connect(wallet.name);
+      if (!stillCurrent()) return;
+      setState({ kind: 'signing-in', wallet, step: 'signing' });
+      const init = await operatorApi.sessionInit(publicKey);
+      if (!stillCurrent()) return;
+      const outcome = await wallets.sign(init);
+      if (!stillCurrent()) return;
+      if (!outcome.ok) {
+        setState({ kind: 'signed-out', problem: outcome.failure === 'declined' ? 'declined' : 'wallet-failed' });
         return;
       }
-      try {
-        const publicKey = await wallets.connect(wallet.name);
-        if (!stillCurrent()) return;
-        setState({ kind: 'signing-in', wallet, step: 'signing' });
-        const init = await operatorApi.sessionInit(publicKey);
-        if (!stillCurrent()) return;
-        const outcome = await wallets.sign(init);
-        if (!stillCurrent()) return;
-        if (!outcome.ok) {
-          setState({ kind: 'signed-out', problem: outcome.failure === 'declined' ? 'declined' : 'wallet-failed' });
-          return;
-        }
-        setState({ kind: 'signing-in', wallet, step: 'submitting' });
-        const { expiresAt } = await operatorApi.signIn(outcome.signed);
-        if (stillCurrent()) setState({ kind: 'signed-in', session: { publicKey: outcome.signed.publicKey, expiresAt } });
-      } catch (failure) {
-        if (!stillCurrent()) return;
-        // A wallet's refusal to connect is a string ('declined' | 'failed'); the API's is an error.
-        const problem =
-          failure === 'declined' ? 'declined' : failure === 'failed' ? 'wallet-failed' : failure instanceof ClaimApiError && failure.status === 401 ? 'rejected' : problemOf(failure);
-        setState({ kind: 'signed-out', problem });
-      } finally {
-        // The session is the cookie now: the wallet's connection is no longer needed.
-        void wallets.disconnect();
-      }
-    },
-    [],
-  );
+      setState({ kind: 'signing-in', wallet, step: 'submitting' });
+      const { expiresAt } = await operatorApi.signIn(outcome.signed);
+      if (stillCurrent()) setState({ kind: 'signed-in', session: { publicKey: outcome.signed.publicKey, expiresAt } });
+    } catch (failure) {
+      if (!stillCurrent()) return;
+      // A wallet's refusal to connect is a string ('declined' | 'failed'); the API's is an error.
+      const problem =
+        failure === 'declined'
+          ? 'declined'
+          : failure === 'failed'
+            ? 'wallet-failed'
+            : failure instanceof ClaimApiError && failure.status === 401
+              ? 'rejected'
+              : problemOf(failure);
+      setState({ kind: 'signed-out', problem });
+    } finally {
+      // The session is the cookie now: the wallet's connection is no longer needed.
+      void wallets.disconnect();
+    }
+  }, []);
 
   const cancel = useCallback((stack: WalletStack) => {
     run.current++;

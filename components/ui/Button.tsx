@@ -17,5 +17,7 @@ export function LinkButton({ variant = 'primary', className, ...rest }: AnchorHT
 }
 
 export function Spinner({ label }: { label?: string }) {
-  return <span className={styles.spinner} role={label ? 'status' : undefined} aria-label={label} aria-hidden={label ? undefined : true} />;
+  // A labelled spinner is a status; an unlabelled one (inside a labelled button) is decoration.
+  const semantics = label ? { role: 'status', 'aria-label': label } : { 'aria-hidden': true };
+  return <span className={styles.spinner} {...semantics} />;
 }

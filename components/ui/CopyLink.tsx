@@ -3,8 +3,8 @@
 // where the Clipboard API is refused (an embedded browser, an insecure origin).
 import { useEffect, useRef, useState } from 'react';
 import { Button } from './Button';
-import { CheckIcon, CopyIcon } from './icons';
 import styles from './CopyLink.module.css';
+import { CheckIcon, CopyIcon } from './icons';
 
 type CopyLinkProps = {
   value: string;
@@ -18,7 +18,13 @@ type CopyLinkProps = {
   selectedMessage?: string;
 };
 
-export function CopyLink({ value, label, action = 'Copy link', copiedMessage = 'Link copied', selectedMessage = 'The link is selected: copy it with your keyboard or menu' }: CopyLinkProps) {
+export function CopyLink({
+  value,
+  label,
+  action = 'Copy link',
+  copiedMessage = 'Link copied',
+  selectedMessage = 'The link is selected: copy it with your keyboard or menu',
+}: CopyLinkProps) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'select'>('idle');
   const field = useRef<HTMLInputElement>(null);
   const reset = useRef<ReturnType<typeof setTimeout>>(undefined);

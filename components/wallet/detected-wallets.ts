@@ -30,7 +30,9 @@ export function useStandardWallets(): WalletOption[] | null {
     const update = () => setWallets(claimable(registry.get()));
     update();
     const offs = [registry.on('register', update), registry.on('unregister', update)];
-    return () => offs.forEach((off) => off());
+    return () => {
+      for (const off of offs) off();
+    };
   }, []);
   return wallets;
 }

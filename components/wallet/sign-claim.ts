@@ -14,8 +14,7 @@ type SignInCapable = Adapter & Pick<SignInMessageSignerWalletAdapterProps, 'sign
 type MessageCapable = Adapter & Pick<MessageSignerWalletAdapterProps, 'signMessage'>;
 
 const canSignIn = (adapter: Adapter): adapter is SignInCapable => typeof (adapter as Partial<SignInCapable>).signIn === 'function';
-const canSignMessage = (adapter: Adapter): adapter is MessageCapable =>
-  typeof (adapter as Partial<MessageCapable>).signMessage === 'function';
+const canSignMessage = (adapter: Adapter): adapter is MessageCapable => typeof (adapter as Partial<MessageCapable>).signMessage === 'function';
 
 export async function signClaimMessage(adapter: Adapter, init: InitResult): Promise<SignOutcome> {
   if (!adapter.connected || !adapter.publicKey) return { ok: false, failure: 'disconnected' };

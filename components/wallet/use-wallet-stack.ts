@@ -3,17 +3,14 @@
 // Standard registry), and the stack itself (wallet-bridge.tsx, ~150 KiB gzip) loaded once, when
 // the person reaches for a wallet. The claim page and the operator console share it, so neither
 // pays for the stack before it is needed.
-import { useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
+import { type ComponentType, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useStandardWallets } from './detected-wallets';
 import type { WalletOption } from './types';
 import type { ConnectedWallet, WalletBridgeProps, WalletHandle } from './wallet-bridge';
 
 export type { ConnectedWallet, WalletHandle };
 
-export type WalletList =
-  | { status: 'searching' }
-  | { status: 'found'; wallets: WalletOption[] }
-  | { status: 'none' };
+export type WalletList = { status: 'searching' } | { status: 'found'; wallets: WalletOption[] } | { status: 'none' };
 
 export type WalletStack = {
   walletList: WalletList;

@@ -1,16 +1,16 @@
 'use client';
+import { type WalletError, WalletReadyState } from '@solana/wallet-adapter-base';
 // The wallet stack: @solana/wallet-adapter-react's WalletProvider with Wallet Standard detection,
 // the legacy adapters, and Mobile Wallet Adapter on Android. It is ~150 KiB of gzip JavaScript
 // (web3.js is most of it), so the page loads this module only when the person reaches for a wallet
 // (use-claim-flow.ts). It renders nothing: it reports wallets and the connection to the claim flow
 // and hands it a WalletHandle to connect and sign.
-import { useWallet, WalletProvider, type Wallet } from '@solana/wallet-adapter-react';
-import { WalletReadyState, type WalletError } from '@solana/wallet-adapter-base';
+import { useWallet, type Wallet, WalletProvider } from '@solana/wallet-adapter-react';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type { InitResult } from '@/lib/client';
-import type { WalletOption } from './types';
 import { createLegacyAdapters } from './legacy-adapters';
-import { signClaimMessage, walletFailureOf, type SignOutcome } from './sign-claim';
+import { type SignOutcome, signClaimMessage, walletFailureOf } from './sign-claim';
+import type { WalletOption } from './types';
 
 export type WalletHandle = {
   /** Connects the named wallet; resolves to its address, rejects with the wallet's failure. */

@@ -6,7 +6,8 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 /** Reads the body of `request` as a JSON object: 415 unless application/json, 413 past the limit, 400 unless an object. */
 export async function readJsonObject(request: Request, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
-  const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const [essence = ''] = (request.headers.get('content-type') ?? '').split(';');
+  const mediaType = essence.trim().toLowerCase();
   if (mediaType !== 'application/json') {
     throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
@@ -55,5 +56,4 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return Buffer.concat(chunks);
 }
 
-const tooLarge = (limit: number) =>
-  new AppError('payload_too_large', `The body must be at most ${limit} bytes.`);
+const tooLarge = (limit: number) => new AppError('payload_too_large', `The body must be at most ${limit} bytes.`);

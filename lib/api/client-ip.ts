@@ -16,11 +16,13 @@ export function clientIp(peer: string | undefined, headers: Headers, trustProxyH
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean);
-  if (forwarded.length < trustProxyHops) return direct;
-  return normalizeAddress(forwarded[forwarded.length - trustProxyHops]!)!;
+  const hop = forwarded[forwarded.length - trustProxyHops];
+  return hop === undefined ? direct : normalizeAddress(hop);
 }
 
 /** "::ffff:127.0.0.1" -> "127.0.0.1": one client, one rate-limit key, however it connected. */
+export function normalizeAddress(address: string): string;
+export function normalizeAddress(address: string | undefined): string | undefined;
 export function normalizeAddress(address: string | undefined): string | undefined {
   return address?.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }

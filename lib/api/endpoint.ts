@@ -20,10 +20,13 @@ export const TAGS = {
   Passes: 'The pass files.',
   Service: 'Health and this description.',
   Operators:
-    'For the people who run the service: sign in with an operator wallet, list, void and restore passes, statistics, API keys. Every endpoint but the sign-in takes `Authorization: Bearer <token>` (a session token or an API key) or the console’s session cookie.',
+    'For the people who run the service: sign in with an operator wallet, list, void and restore passes, ' +
+    'statistics, API keys. Every endpoint but the sign-in takes `Authorization: Bearer <token>` (a ' +
+    'session token or an API key) or the console’s session cookie.',
   Webhooks: 'Events POSTed to WEBHOOK_URL (Standard Webhooks), and their deliveries.',
   PassKit:
-    "Apple Wallet's web service for living passes (Apple's protocol, under PUBLIC_BASE_URL/passkit): Wallet registers a device for a pass, learns which passes changed, and fetches the current file.",
+    "Apple Wallet's web service for living passes (Apple's protocol, under PUBLIC_BASE_URL/passkit): " +
+    'Wallet registers a device for a pass, learns which passes changed, and fetches the current file.',
 } as const;
 
 /** Headers the document names, each described once under components.headers. */
@@ -37,7 +40,9 @@ export const HEADERS = {
   'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
   'Set-Cookie': {
     description:
-      'The operator session for the browser console: `operator_session=<token>; Path=/api/v1/operator; HttpOnly; SameSite=Strict; Max-Age=<seconds>`, and `Secure` unless PUBLIC_BASE_URL is http on localhost. Only when the request came from PUBLIC_BASE_URL’s origin (or from no browser).',
+      'The operator session for the browser console: `operator_session=<token>; Path=/api/v1/operator; ' +
+      'HttpOnly; SameSite=Strict; Max-Age=<seconds>`, and `Secure` unless PUBLIC_BASE_URL is http on ' +
+      'localhost. Only when the request came from PUBLIC_BASE_URL’s origin (or from no browser).',
     schema: { type: 'string' },
   },
   'Last-Modified': { description: 'When the pass last changed (HTTP date): send it back in If-Modified-Since to get a 304.', schema: { type: 'string' } },

@@ -7,15 +7,15 @@ import { FastResponse } from 'srvx/node';
 import type { z } from 'zod';
 import { AppError, isAppError, PROBLEMS } from '../errors';
 import type { Logger } from '../log';
-import type { Services } from '../services';
 import { authenticateOperator } from '../operators/auth';
+import type { Services } from '../services';
 import { invalidInput } from '../validate';
 import { readJsonObject } from './body';
 import { clientIp, rateLimitKey } from './client-ip';
 import { API_HEADERS, preflight } from './cors';
 import type { Endpoint, Method, Reply } from './endpoint';
-import { Router } from './router';
 import { toProblem } from './problem';
+import { Router } from './router';
 
 /** What only the connection knows. */
 export type Client = {
@@ -122,4 +122,3 @@ export function respond(reply: Reply, requestId: string): Response {
     },
   });
 }
-

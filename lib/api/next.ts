@@ -11,7 +11,7 @@ import { createServices } from '../services';
 import { isCustomServer } from './custom-server';
 import type { Method } from './endpoint';
 import { ENDPOINTS } from './endpoints';
-import { createApi, problem, type Api } from './frame';
+import { type Api, createApi, problem } from './frame';
 
 // On globalThis, keyed by a registered symbol: Next.js may evaluate this module once per route
 // bundle, and all the routes of a process must share one set of services (PGlite admits one opener).

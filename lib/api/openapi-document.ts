@@ -13,8 +13,10 @@ export const API_VERSION = '1.0.0';
 export function cachedOpenApiDocument(endpoints: () => readonly Endpoint[]): (serverUrl?: string) => OpenApiDocument {
   const documents = new Map<string | undefined, OpenApiDocument>();
   return (serverUrl) => {
-    let document = documents.get(serverUrl);
-    if (!document) documents.set(serverUrl, (document = buildOpenApiDocument({ serverUrl, version: API_VERSION, endpoints: endpoints() })));
+    const cached = documents.get(serverUrl);
+    if (cached) return cached;
+    const document = buildOpenApiDocument({ serverUrl, version: API_VERSION, endpoints: endpoints() });
+    documents.set(serverUrl, document);
     return document;
   };
 }

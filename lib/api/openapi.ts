@@ -3,9 +3,9 @@
 // with (z.toJSONSchema); every error answer is derived from the problem catalogue (lib/errors.ts).
 // Nothing here restates a field by hand, so the document cannot drift from the code.
 import { z } from 'zod';
-import { AppError, isAppError, PROBLEM_CODES, PROBLEMS, problemType, type ErrorCode } from '../errors';
+import { AppError, type ErrorCode, isAppError, PROBLEM_CODES, PROBLEMS, problemType } from '../errors';
 import { parseInput } from '../validate';
-import { HEADERS, TAGS, type Endpoint, type HeaderName } from './endpoint';
+import { type Endpoint, HEADERS, type HeaderName, TAGS } from './endpoint';
 import { problemSchema, toProblem } from './problem';
 
 export type JsonSchema = { [keyword: string]: unknown };
@@ -20,27 +20,33 @@ export type DocumentOptions = {
   endpoints: readonly Endpoint[];
 };
 
-const INTRODUCTION = `
-A person proves control of a Solana wallet by signing one message, and gets an Apple Wallet pass for it.
-
-## The flow
-
-1. \`GET /api/v1/claim/init?publicKey=<address>\` answers a single-use Sign In With Solana \`message\`.
-2. Sign the UTF-8 bytes of \`message\` with the wallet's Ed25519 key: a wallet's \`signMessage\`, or \`solana:signIn\` with the other fields of the answer.
-3. \`POST /api/v1/claim/wallet-pass\` with \`message\`, \`signature\` (base58), \`publicKey\` and \`walletType\` answers a \`downloadUrl\`: 201 for a new pass, 200 when the wallet already has one.
-4. \`GET\` the \`downloadUrl\` for the .pkpass file.
-
-From a terminal, \`npm run claim -- --keypair ~/.config/solana/id.json\` does all four with a Solana CLI keypair (see the README). \`lib/client\` is a typed client for browsers and Node.
-
-Every path answers CORS preflights and allows any origin, without credentials: the claim and pass endpoints use no cookies, and the operator console's session cookie is SameSite=Strict, never readable cross-origin, and refused on unsafe requests from other origins (see the Operators tag). Every answer carries an \`X-Request-Id\`. Init and claim share a per-address budget of \`RATE_LIMIT_PER_MINUTE\` requests.
-`;
-
+// Markdown, one array element a line; a long line is split with `+` only to keep the source narrow.
+const INTRODUCTION = [
+  'A person proves control of a Solana wallet by signing one message, and gets an Apple Wallet pass for it.',
+  '',
+  '## The flow',
+  '',
+  '1. `GET /api/v1/claim/init?publicKey=<address>` answers a single-use Sign In With Solana `message`.',
+  "2. Sign the UTF-8 bytes of `message` with the wallet's Ed25519 key: a wallet's `signMessage`, " + 'or `solana:signIn` with the other fields of the answer.',
+  '3. `POST /api/v1/claim/wallet-pass` with `message`, `signature` (base58), `publicKey` and `walletType` ' +
+    'answers a `downloadUrl`: 201 for a new pass, 200 when the wallet already has one.',
+  '4. `GET` the `downloadUrl` for the .pkpass file.',
+  '',
+  'From a terminal, `npm run claim -- --keypair ~/.config/solana/id.json` does all four with a Solana CLI ' +
+    'keypair (see the README). `lib/client` is a typed client for browsers and Node.',
+  '',
+  'Every path answers CORS preflights and allows any origin, without credentials: the claim and pass endpoints ' +
+    "use no cookies, and the operator console's session cookie is SameSite=Strict, never readable cross-origin, " +
+    'and refused on unsafe requests from other origins (see the Operators tag). Every answer carries an ' +
+    '`X-Request-Id`. Init and claim share a per-address budget of `RATE_LIMIT_PER_MINUTE` requests.',
+].join('\n');
 
 export function buildOpenApiDocument(options: DocumentOptions) {
   const components = new ComponentSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of options.endpoints) {
-    const item = (paths[endpoint.path] ??= {});
+    const item = paths[endpoint.path] ?? {};
+    paths[endpoint.path] = item;
     const method = endpoint.method.toLowerCase();
     if (item[method]) throw new Error(`${endpoint.method} ${endpoint.path} is registered twice`);
     item[method] = operation(endpoint, components);
@@ -74,22 +80,23 @@ const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     description:
-      'A session token from `POST /api/v1/operator/sessions` (12 hours), or an API key from `POST /api/v1/operator/api-keys` (until revoked). The wallet behind it must be in OPERATOR_WALLETS.',
+      'A session token from `POST /api/v1/operator/sessions` (12 hours), or an API key from `POST ' +
+      '/api/v1/operator/api-keys` (until revoked). The wallet behind it must be in OPERATOR_WALLETS.',
   },
   [SECURITY.cookie]: {
     type: 'apiKey',
     in: 'cookie',
     name: 'operator_session',
     description:
-      'The browser console’s session: the same token, set by `POST /api/v1/operator/sessions` as an HttpOnly, SameSite=Strict cookie. With the cookie, a POST or DELETE must come from PUBLIC_BASE_URL’s origin (its `Origin` header, or `Sec-Fetch-Site: same-origin`); otherwise 403 forbidden (the CSRF check). A Bearer token needs no such check.',
+      'The browser console’s session: the same token, set by `POST /api/v1/operator/sessions` as an ' +
+      'HttpOnly, SameSite=Strict cookie. With the cookie, a POST or DELETE must come from ' +
+      'PUBLIC_BASE_URL’s origin (its `Origin` header, or `Sec-Fetch-Site: same-origin`); otherwise 403 ' +
+      'forbidden (the CSRF check). A Bearer token needs no such check.',
   },
 } as const;
 
 function operation(endpoint: Endpoint, components: ComponentSchemas) {
-  const parameters: unknown[] = [
-    ...schemaParameters(endpoint.params, 'path', components),
-    ...schemaParameters(endpoint.query, 'query', components),
-  ];
+  const parameters: unknown[] = [...schemaParameters(endpoint.params, 'path', components), ...schemaParameters(endpoint.query, 'query', components)];
   for (const header of endpoint.requestHeaders ?? []) {
     parameters.push({ name: header.name, in: 'header', required: false, description: header.description, schema: { type: 'string' } });
   }
@@ -260,7 +267,9 @@ function errorsSection(): string {
   });
   return [
     '## Errors',
-    'Every error is `application/problem+json` ([RFC 9457](https://www.rfc-editor.org/rfc/rfc9457)) with `type`, `title`, `status`, `detail` and a stable, machine-readable `code`: branch on `code`, show `detail` to people. A problem’s `type` is a link to its entry below.',
+    'Every error is `application/problem+json` ([RFC 9457](https://www.rfc-editor.org/rfc/rfc9457)) with ' +
+      '`type`, `title`, `status`, `detail` and a stable, machine-readable `code`: branch on `code`, show ' +
+      '`detail` to people. A problem’s `type` is a link to its entry below.',
     ...entries,
   ].join('\n\n');
 }

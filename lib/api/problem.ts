@@ -1,7 +1,7 @@
 // An error code as an RFC 9457 problem (application/problem+json), and the zod schema of that
 // body, from which the API reference documents every error answer.
 import { z } from 'zod';
-import { PROBLEM_CODES, PROBLEMS, problemType, type AppError, type Problem } from '../errors';
+import { type AppError, PROBLEM_CODES, PROBLEMS, type Problem, problemType } from '../errors';
 
 export const problemSchema = z
   .object({

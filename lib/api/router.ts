@@ -16,16 +16,20 @@ export class Router {
   }
 
   private methodsOf(path: string): Map<Method, Endpoint> {
-    const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+    const names = (path.match(/\{\w+\}/g) ?? []).map((braced) => braced.slice(1, -1));
     if (names.length === 0) {
-      let methods = this.exact.get(path);
-      if (!methods) this.exact.set(path, (methods = new Map()));
+      const known = this.exact.get(path);
+      if (known) return known;
+      const methods = new Map<Method, Endpoint>();
+      this.exact.set(path, methods);
       return methods;
     }
     const source = `^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, '([^/]+)')}$`;
     // Compared as written: RegExp#source escapes every "/", so it never equals the text it came from.
-    let route = this.patterns.find((candidate) => candidate.source === source);
-    if (!route) this.patterns.push((route = { source, pattern: new RegExp(source), names, methods: new Map() }));
+    const known = this.patterns.find((candidate) => candidate.source === source);
+    if (known) return known.methods;
+    const route = { source, pattern: new RegExp(source), names, methods: new Map<Method, Endpoint>() };
+    this.patterns.push(route);
     return route.methods;
   }
 
@@ -36,7 +40,11 @@ export class Router {
       const found = pattern.exec(pathname);
       if (!found) continue;
       const params: Record<string, string> = {};
-      names.forEach((name, i) => (params[name] = safeDecode(found[i + 1]!)));
+      for (const [i, name] of names.entries()) {
+        const value = found[i + 1];
+        if (value === undefined) throw new Error(`${pattern.source} has no group for {${name}}`);
+        params[name] = safeDecode(value);
+      }
       return { methods, params };
     }
     return undefined;

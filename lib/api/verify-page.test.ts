@@ -68,7 +68,11 @@ describe('the scanner check page', () => {
   });
 
   it('carries no script, and a policy that allows exactly its own style block', () => {
-    for (const outcome of [{ kind: 'genuine', check } as const, { kind: 'genuine', check: { ...check, status: 'voided' as const } } as const, { kind: 'not_issued' } as const]) {
+    for (const outcome of [
+      { kind: 'genuine', check } as const,
+      { kind: 'genuine', check: { ...check, status: 'voided' as const } } as const,
+      { kind: 'not_issued' } as const,
+    ]) {
       const { html, contentSecurityPolicy } = renderVerifyPage(outcome);
       expect(html).not.toMatch(/<script|\son\w+=/i);
       const css = /<style>([\s\S]*)<\/style>/.exec(html)![1]!;

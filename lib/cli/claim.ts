@@ -5,8 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClaimClient, isClaimApiError, type ClaimApiError } from '../client';
-import { PROBLEMS, type ErrorCode } from '../errors';
+import { type ClaimApiError, createClaimClient, isClaimApiError } from '../client';
+import { type ErrorCode, PROBLEMS } from '../errors';
 import { KeypairError, parseSolanaKeypair, signMessage } from '../solana-keypair';
 import { WALLET_TYPES } from '../wallet-types';
 
@@ -60,11 +60,15 @@ export class CliFailure extends Error {
 }
 
 export function helpText(): string {
-  const codes = [
+  type Code = [exitCode: string, meaning: string];
+  const codes: Code[] = [
     ['0', 'the pass was claimed and saved'],
-    ...Object.values(LOCAL_EXIT_CODES).map(({ exitCode, meaning }) => [String(exitCode), meaning]),
-    ...Object.entries(PROBLEM_EXIT_CODES).map(([code, exitCode]) => [String(exitCode), `${code} (${PROBLEMS[code as ErrorCode].status}): ${PROBLEMS[code as ErrorCode].title.toLowerCase()}`]),
-  ].sort(([a], [b]) => Number(a) - Number(b));
+    ...Object.values(LOCAL_EXIT_CODES).map(({ exitCode, meaning }): Code => [String(exitCode), meaning]),
+    ...Object.entries(PROBLEM_EXIT_CODES).map(
+      ([code, exitCode]): Code => [String(exitCode), `${code} (${PROBLEMS[code as ErrorCode].status}): ${PROBLEMS[code as ErrorCode].title.toLowerCase()}`],
+    ),
+  ];
+  codes.sort(([a], [b]) => Number(a) - Number(b));
   return `Usage: npm run claim -- [--keypair <file>] [--url <origin>] [--wallet-type <name>] [--out <file>]
 
 Claims the wallet pass of a Solana keypair: asks the service for a sign-in message, signs it with
@@ -85,16 +89,16 @@ ${wrap(WALLET_TYPES.join(', '), 29, 100)}
 Output: the download URL on stdout (one line); progress on stderr. A wallet has one pass: claiming
 again gives the same URL. Every failure is one line on stderr, "claim: <what>: <why>", and an
 exit code:
-${codes.map(([exitCode, meaning]) => `  ${exitCode!.padStart(2)}  ${meaning}`).join('\n')}
+${codes.map(([exitCode, meaning]) => `  ${exitCode.padStart(2)}  ${meaning}`).join('\n')}
 `;
 }
 
 type Options = { keypair: string; keypairGiven: boolean; url: string; walletType?: string; out?: string; help: boolean };
 
-export function parseOptions(argv: string[]): Options {
-  let values;
+/** The command line's options by name; a usage error for anything parseArgs refuses. */
+function readArgs(argv: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
@@ -105,10 +109,14 @@ export function parseOptions(argv: string[]): Options {
         out: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
       },
-    }));
+    }).values;
   } catch (error) {
     throw usage(`${(error as Error).message.split('\n')[0]}`);
   }
+}
+
+export function parseOptions(argv: string[]): Options {
+  const values = readArgs(argv);
   const url = values.url ?? DEFAULT_URL;
   if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) throw usage(`--url must be an http:// or https:// origin, not "${url}"`);
   return {
@@ -139,9 +147,7 @@ export async function runClaim(argv: string[], output: Output, fetchImpl?: typeo
       publicKey: keypair.address,
       ...(options.walletType !== undefined ? { walletType: options.walletType as never } : {}),
     });
-    output.stderr(
-      claimed.created ? `Claimed a new pass for ${keypair.address}.` : `${keypair.address} already had a pass: here it is again.`,
-    );
+    output.stderr(claimed.created ? `Claimed a new pass for ${keypair.address}.` : `${keypair.address} already had a pass: here it is again.`);
     output.stdout(claimed.downloadUrl);
 
     const file = await client.download(claimed.downloadUrl);

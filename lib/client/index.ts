@@ -4,9 +4,9 @@
 // Its types come from the schemas the service validates with (type-only imports: no zod, no
 // server code in a browser bundle).
 import type { z } from 'zod';
-import type { ErrorCode, Problem } from '../errors';
 import type { claimBodySchema, claimResponseSchema, initResponseSchema } from '../api/endpoints/claims.schemas';
 import type { passCheckSchema } from '../api/endpoints/passes.schemas';
+import type { ErrorCode, Problem } from '../errors';
 
 /** GET /api/v1/claim/init: the message to sign, and its Sign In With Solana fields. */
 export type InitResult = z.output<typeof initResponseSchema>;
@@ -183,8 +183,7 @@ export async function problemFrom(response: Response): Promise<ClaimApiError> {
     return new ClaimApiError(problem.code, response.status, problem.detail, problem as ProblemBody, retryAfterSeconds);
   }
   // Something in front of the service (a proxy, a load balancer) answered instead.
-  const code: ClientErrorCode =
-    response.status === 503 || response.status === 502 || response.status === 504 ? 'service_unavailable' : 'unexpected_response';
+  const code: ClientErrorCode = response.status === 503 || response.status === 502 || response.status === 504 ? 'service_unavailable' : 'unexpected_response';
   return new ClaimApiError(code, response.status, `HTTP ${response.status} ${response.statusText}`.trim(), undefined, retryAfterSeconds);
 }
 

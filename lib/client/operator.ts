@@ -15,7 +15,7 @@ import type {
   sessionBodySchema,
   statsSchema,
 } from '../api/endpoints/operator.schemas';
-import { ClaimApiError, problemFrom, type InitResult } from './index';
+import { ClaimApiError, type InitResult, problemFrom } from './index';
 
 export type OperatorPass = z.output<typeof operatorPassSchema>;
 export type PassStatus = OperatorPass['status'];
@@ -96,7 +96,9 @@ export const operatorApi = {
   },
 
   async passes(q: PassQuery): Promise<PassPage> {
-    return json(await send(`/passes${query({ publicKey: q.publicKey, serial: q.serial, status: q.status, cursor: q.cursor, limit: q.limit ? String(q.limit) : null })}`));
+    return json(
+      await send(`/passes${query({ publicKey: q.publicKey, serial: q.serial, status: q.status, cursor: q.cursor, limit: q.limit ? String(q.limit) : null })}`),
+    );
   },
 
   async voidPass(serialNumber: string, reason: string): Promise<OperatorPass> {

@@ -1,5 +1,5 @@
 // The `operator_api_keys` table: long-lived bearer keys of operators, only their SHA-256 stored.
-import { asDate, asOptionalDate, type Queryable } from './sql';
+import { asDate, asOptionalDate, onlyRow, type Queryable } from './sql';
 
 export type ApiKeyInfo = { id: string; name: string | null; createdBy: string; createdAt: Date; lastUsedAt: Date | null };
 
@@ -38,10 +38,10 @@ export async function listApiKeys(db: Queryable): Promise<ApiKeyInfo[]> {
 
 /** Revokes a key: 'revoked' (now or before), or 'unknown'. */
 export async function revokeApiKey(db: Queryable, id: string, now: Date): Promise<'revoked' | 'unknown'> {
-  const [row] = await db.query<{ found: boolean }>(
+  const rows = await db.query<{ found: boolean }>(
     `with revoked as (update operator_api_keys set revoked_at = coalesce(revoked_at, $2) where id = $1 returning 1)
      select exists (select 1 from revoked) as found`,
     [id, now.toISOString()],
   );
-  return row!.found ? 'revoked' : 'unknown';
+  return onlyRow(rows, 'revokeApiKey').found ? 'revoked' : 'unknown';
 }

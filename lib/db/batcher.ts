@@ -113,6 +113,12 @@ export class Batcher<Item, Result> {
       await Promise.all(batch.map((pending) => this.runBatch([pending])));
       return;
     }
-    batch.forEach((pending, index) => pending.resolve(results[index]!));
+    // One result per item, in order (the length is checked above).
+    const answers = results.values();
+    for (const pending of batch) {
+      const answer = answers.next();
+      if (answer.done) pending.reject(new Error('the batch answered fewer results than items'));
+      else pending.resolve(answer.value);
+    }
   }
 }

@@ -1,7 +1,7 @@
 // The tables of the eligibility re-checks: `eligibility_lease`, which lets one instance run a round
 // at a time, and `eligibility_rounds`, the rounds' records (the passes a round reads: passes.ts).
 // Plain parameterized SQL through the store's guarded `sql`, the same on PGlite and PostgreSQL.
-import { asDate, asOptionalDate, type Queryable } from './sql';
+import { asDate, asOptionalDate, onlyRow, type Queryable } from './sql';
 
 export type RoundRecord = {
   id: number;
@@ -45,11 +45,15 @@ export async function releaseRecheckLease(db: Queryable, holder: string): Promis
 }
 
 export async function startRound(db: Queryable): Promise<number> {
-  const [row] = await db.query<{ id: number | string }>(`insert into eligibility_rounds (started_at) values (now()) returning id`);
-  return Number(row!.id);
+  const rows = await db.query<{ id: number | string }>(`insert into eligibility_rounds (started_at) values (now()) returning id`);
+  return Number(onlyRow(rows, 'startRound').id);
 }
 
-export async function finishRound(db: Queryable, id: number, counts: { checked: number; voided: number; restored: number; error: string | null }): Promise<void> {
+export async function finishRound(
+  db: Queryable,
+  id: number,
+  counts: { checked: number; voided: number; restored: number; error: string | null },
+): Promise<void> {
   await db.query(`update eligibility_rounds set finished_at = now(), checked = $2, voided = $3, restored = $4, error = $5 where id = $1`, [
     id,
     counts.checked,

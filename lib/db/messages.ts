@@ -54,8 +54,9 @@ export async function insertMessages(db: Queryable, messages: NewMessage[], pend
       pendingMessagesPerKey,
     ],
   );
-  return rows.map((row): InsertOutcome =>
-    row.inserted ? { inserted: true } : { inserted: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row.earliest ?? now) - now) / 1000)) },
+  return rows.map(
+    (row): InsertOutcome =>
+      row.inserted ? { inserted: true } : { inserted: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row.earliest ?? now) - now) / 1000)) },
   );
 }
 
@@ -102,10 +103,13 @@ export async function insertOperatorMessage(
   db: Queryable,
   message: { nonceHash: string; publicKey: string; message: string; issuedAt: Date; expiresAt: Date },
 ): Promise<void> {
-  await db.query(
-    `insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at, purpose) values ($1, $2, $3, $4, $5, 'operator')`,
-    [message.nonceHash, message.publicKey, message.message, message.issuedAt.toISOString(), message.expiresAt.toISOString()],
-  );
+  await db.query(`insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at, purpose) values ($1, $2, $3, $4, $5, 'operator')`, [
+    message.nonceHash,
+    message.publicKey,
+    message.message,
+    message.issuedAt.toISOString(),
+    message.expiresAt.toISOString(),
+  ]);
 }
 
 /** An operator message by its nonce hash; a claim message is never returned. */

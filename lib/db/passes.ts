@@ -5,8 +5,8 @@
 //
 // A pass's version is its updated_at as microseconds since the epoch in text (sql.ts, VERSION_OF).
 import type { SerialNumber } from '../passes/ids';
-import { statementWithJobs, jobsParameter, type JobInput, type Jobs } from './jobs';
-import { asDate, asOptionalDate, AT_VERSION, VERSION_OF, type Queryable } from './sql';
+import { type JobInput, type Jobs, jobsParameter, statementWithJobs } from './jobs';
+import { AT_VERSION, asDate, asOptionalDate, onlyRow, type Queryable, VERSION_OF } from './sql';
 
 export type PassStatus = 'active' | 'voided';
 
@@ -355,7 +355,7 @@ export type PassStats = { passes: number; active: number; voided: number; device
 
 /** Counts, and claims per UTC day since `since`. */
 export async function passStats(db: Queryable, since: Date): Promise<PassStats> {
-  const [totals] = await db.query<{ passes: number; active: number; voided: number; devices: number }>(
+  const totalRows = await db.query<{ passes: number; active: number; voided: number; devices: number }>(
     `select count(*)::int as passes,
             count(*) filter (where status = 'active')::int as active,
             count(*) filter (where status = 'voided')::int as voided,
@@ -367,11 +367,12 @@ export async function passStats(db: Queryable, since: Date): Promise<PassStats> 
      from passes where claimed_at >= $1 group by 1`,
     [since.toISOString()],
   );
+  const totals = onlyRow(totalRows, 'passStats');
   return {
-    passes: totals!.passes,
-    active: totals!.active,
-    voided: totals!.voided,
-    devicesRegistered: totals!.devices,
+    passes: totals.passes,
+    active: totals.active,
+    voided: totals.voided,
+    devicesRegistered: totals.devices,
     claimsByDay: new Map(days.map((row) => [row.day, Number(row.count)])),
   };
 }

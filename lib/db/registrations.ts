@@ -2,8 +2,8 @@
 // registration per device and pass is its primary key; a registration made or removed enqueues
 // its events in the same statement (statementWithJobs), so the change and its events commit together.
 import type { SerialNumber } from '../passes/ids';
-import { jobsParameter, statementWithJobs, type JobInput, type Jobs } from './jobs';
-import { AT_VERSION, VERSION_OF, type Queryable } from './sql';
+import { type JobInput, type Jobs, jobsParameter, statementWithJobs } from './jobs';
+import { AT_VERSION, onlyRow, type Queryable, VERSION_OF } from './sql';
 
 export type Registration = { deviceLibraryIdentifier: string; pushToken: string };
 
@@ -17,7 +17,7 @@ export async function register(
   onCreated: JobInput[],
 ): Promise<{ created: boolean }> {
   // xmax is 0 on a row this statement inserted, and the updating transaction's id otherwise.
-  const [row] = await jobs.change<{ created: boolean }>(
+  const rows = await jobs.change<{ created: boolean }>(
     statementWithJobs({
       with: `upserted as (
           insert into device_registrations (device_library_identifier, serial_number, push_token, created_at)
@@ -37,7 +37,7 @@ export async function register(
       jobsParameter(onCreated.map((job) => ({ ...job, key: registration.serialNumber }))),
     ],
   );
-  return { created: row!.created };
+  return { created: onlyRow(rows, 'register').created };
 }
 
 /**
@@ -50,7 +50,7 @@ export async function unregister(
   registration: { deviceLibraryIdentifier: string; serialNumber: SerialNumber; pushToken?: string },
   onRemoved: JobInput[],
 ): Promise<boolean> {
-  const [row] = await jobs.change<{ removed: boolean }>(
+  const rows = await jobs.change<{ removed: boolean }>(
     statementWithJobs({
       with: `changed as (
           delete from device_registrations
@@ -67,7 +67,7 @@ export async function unregister(
       jobsParameter(onRemoved.map((job) => ({ ...job, key: registration.serialNumber }))),
     ],
   );
-  return row!.removed;
+  return onlyRow(rows, 'unregister').removed;
 }
 
 /**

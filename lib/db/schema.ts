@@ -37,40 +37,40 @@ export const signInMessages = pgTable(
 export const passes = pgTable(
   'passes',
   {
-  /** Public identifier printed on the pass (its QR code leads to /verify?serial=). */
-  serialNumber: text('serial_number').primaryKey(),
-  /**
-   * SHA-256 (hex) of the download id: what /download looks up. The id itself is not stored: it is
-   * HMAC-SHA256(download id key, serial), derived again for a returning wallet (lib/passes/download-id.ts).
-   */
-  downloadIdHash: text('download_id_hash').notNull().unique(),
-  publicKey: text('public_key').notNull().unique(),
-  walletType: text('wallet_type').notNull(),
-  claimedAt: instant('claimed_at').notNull(),
-  /** The signed .pkpass, built on first download and kept so the bytes (and ETag) never change. */
-  pkpass: bytea('pkpass'),
-  pkpassEtag: text('pkpass_etag'),
-  /** `active` or `voided` (lib/passes/lifecycle.ts). */
-  status: text('status').notNull().default('active'),
-  /** Why the pass was voided (an operator's words, or `not_eligible`); null while active. */
-  voidReason: text('void_reason'),
-  /** Moves on every change of the pass; equals claimed_at at creation. */
-  updatedAt: instant('updated_at').notNull().default(sql`now()`),
-  /** Set by an operator: after it, Wallet shows the pass as expired and the scanner check refuses it. */
-  expirationDate: instant('expires_at'),
-  /** Set by an operator: when Wallet brings the pass forward (an event's start). */
-  relevantDate: instant('relevant_at'),
-  // ---- Living passes (docs/living-passes.md) ----
-  /** SHA-256 (hex) of the pass's authenticationToken (derived, never stored): set when its file is first built. */
-  authTokenHash: text('auth_token_hash'),
-  /** The updated_at the stored pkpass was built for: when it differs, the next request rebuilds it. */
-  pkpassBuiltFor: instant('pkpass_built_for'),
-  /** The stored file's Last-Modified (whole seconds, later than the previous file's). */
-  pkpassModifiedAt: instant('pkpass_modified_at'),
-  /** When Google's API confirmed the pass's Generic object exists. */
-  googleObjectAt: instant('google_object_at'),
-  /** When a Save to Google Wallet link was first handed out. */
-  googleLinkedAt: instant('google_linked_at'),
+    /** Public identifier printed on the pass (its QR code leads to /verify?serial=). */
+    serialNumber: text('serial_number').primaryKey(),
+    /**
+     * SHA-256 (hex) of the download id: what /download looks up. The id itself is not stored: it is
+     * HMAC-SHA256(download id key, serial), derived again for a returning wallet (lib/passes/download-id.ts).
+     */
+    downloadIdHash: text('download_id_hash').notNull().unique(),
+    publicKey: text('public_key').notNull().unique(),
+    walletType: text('wallet_type').notNull(),
+    claimedAt: instant('claimed_at').notNull(),
+    /** The signed .pkpass, built on first download and kept so the bytes (and ETag) never change. */
+    pkpass: bytea('pkpass'),
+    pkpassEtag: text('pkpass_etag'),
+    /** `active` or `voided` (lib/passes/lifecycle.ts). */
+    status: text('status').notNull().default('active'),
+    /** Why the pass was voided (an operator's words, or `not_eligible`); null while active. */
+    voidReason: text('void_reason'),
+    /** Moves on every change of the pass; equals claimed_at at creation. */
+    updatedAt: instant('updated_at').notNull().default(sql`now()`),
+    /** Set by an operator: after it, Wallet shows the pass as expired and the scanner check refuses it. */
+    expirationDate: instant('expires_at'),
+    /** Set by an operator: when Wallet brings the pass forward (an event's start). */
+    relevantDate: instant('relevant_at'),
+    // ---- Living passes (docs/living-passes.md) ----
+    /** SHA-256 (hex) of the pass's authenticationToken (derived, never stored): set when its file is first built. */
+    authTokenHash: text('auth_token_hash'),
+    /** The updated_at the stored pkpass was built for: when it differs, the next request rebuilds it. */
+    pkpassBuiltFor: instant('pkpass_built_for'),
+    /** The stored file's Last-Modified (whole seconds, later than the previous file's). */
+    pkpassModifiedAt: instant('pkpass_modified_at'),
+    /** When Google's API confirmed the pass's Generic object exists. */
+    googleObjectAt: instant('google_object_at'),
+    /** When a Save to Google Wallet link was first handed out. */
+    googleLinkedAt: instant('google_linked_at'),
   },
   // The operator's list pages through passes newest first, and the stats count claims per day.
   (t) => [index('passes_claimed_at_idx').on(t.claimedAt, t.serialNumber)],
@@ -120,10 +120,7 @@ export const jobs = pgTable(
     failedAt: instant('failed_at'),
     createdAt: instant('created_at').notNull().default(sql`now()`),
   },
-  (t) => [
-    index('jobs_due_idx').on(t.runAt).where(sql`done_at is null and failed_at is null`),
-    index('jobs_kind_idx').on(t.kind, t.id),
-  ],
+  (t) => [index('jobs_due_idx').on(t.runAt).where(sql`done_at is null and failed_at is null`), index('jobs_kind_idx').on(t.kind, t.id)],
 );
 
 /** Operator sessions: the token's SHA-256 only. */

@@ -1,6 +1,6 @@
 // The `operator_sessions` table. A session opens in the same statement as its operator message
 // (messages.ts) is used, so of concurrent submissions of one message exactly one wins.
-import { asDate, type Queryable } from './sql';
+import { asDate, onlyRow, type Queryable } from './sql';
 
 /**
  * Uses an operator message and opens its session, in one statement: of concurrent submissions of
@@ -10,7 +10,7 @@ export async function openSession(
   db: Queryable,
   params: { nonceHash: string; publicKey: string; now: Date; tokenHash: string; expiresAt: Date },
 ): Promise<boolean> {
-  const [row] = await db.query<{ opened: boolean }>(
+  const rows = await db.query<{ opened: boolean }>(
     `with used as (
        update sign_in_messages set used_at = $3
        where nonce_hash = $1 and public_key = $2 and purpose = 'operator' and used_at is null and expires_at > $3
@@ -23,7 +23,7 @@ export async function openSession(
      select exists (select 1 from opened) as opened`,
     [params.nonceHash, params.publicKey, params.now.toISOString(), params.tokenHash, params.expiresAt.toISOString()],
   );
-  return row!.opened;
+  return onlyRow(rows, 'openSession').opened;
 }
 
 export type SessionRow = { tokenHash: string; publicKey: string; expiresAt: Date };

@@ -8,6 +8,16 @@ export type Queryable = Pick<Database, 'query'>;
 /** Drivers return timestamptz as Date (node-postgres, PGlite) or as text; the table modules return Date. */
 export const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
+/**
+ * The row of a statement that always answers exactly one (an aggregate, `select exists`,
+ * `insert … returning`). None means the statement is wrong, not the data: it throws.
+ */
+export function onlyRow<Row>(rows: Row[], statement: string): Row {
+  const [row] = rows;
+  if (rows.length !== 1 || row === undefined) throw new Error(`${statement} answered ${rows.length} rows, not one`);
+  return row;
+}
+
 export const asOptionalDate = (value: Date | string | null | undefined): Date | null => (value === null || value === undefined ? null : asDate(value));
 
 /**

@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { getMetadataAccountDataSerializer } from '@metaplex-foundation/mpl-token-metadata';
 import {
+  type Address,
   address,
   createSolanaRpc,
   getAddressEncoder,
@@ -12,7 +13,6 @@ import {
   getProgramDerivedAddress,
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
-  type Address,
 } from '@solana/kit';
 
 export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
@@ -82,6 +82,10 @@ export function createChainReader(url: string): ChainReader {
     throw last ?? new Error('deadline passed');
   }
 
+  const unavailable = (error: unknown): never => {
+    throw new ChainUnavailable(error);
+  };
+
   const metadataSerializer = getMetadataAccountDataSerializer();
 
   return {
@@ -92,17 +96,15 @@ export function createChainReader(url: string): ChainReader {
     async tokenBalance(owner, mint, deadline) {
       // With a mint filter the node searches the program that owns the mint, Token or Token-2022
       // (a mint lives under exactly one), so one call covers both programs.
-      let accounts;
-      try {
-        accounts = await call(
-          (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { mint: address(mint) }, { encoding: 'jsonParsed' }).send({ abortSignal }),
-          deadline,
-        );
-      } catch (error) {
+      const accounts = await call(
+        (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { mint: address(mint) }, { encoding: 'jsonParsed' }).send({ abortSignal }),
+        deadline,
+      ).catch((error: unknown) => {
         // A mint that does not exist has no holders: a "no", not an outage.
-        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) && /could not find mint/i.test(serverMessage(error))) return 0n;
+        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) && /could not find mint/i.test(serverMessage(error))) return null;
         throw new ChainUnavailable(error);
-      }
+      });
+      if (accounts === null) return 0n;
       let total = 0n;
       for (const { account } of accounts.value) {
         const info = account.data.parsed.info;
@@ -140,16 +142,14 @@ export function createChainReader(url: string): ChainReader {
         const batchPdas = pdas.slice(start, start + MAX_ACCOUNTS_PER_CALL);
         batches.push(
           (async () => {
-            let answer;
-            try {
-              answer = await call((abortSignal) => rpc.getMultipleAccounts(batchPdas, { encoding: 'base64' }).send({ abortSignal }), deadline);
-            } catch (error) {
-              throw new ChainUnavailable(error);
-            }
-            answer.value.forEach((account, index) => {
+            const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batchPdas, { encoding: 'base64' }).send({ abortSignal });
+            const answer = await call(send, deadline).catch(unavailable);
+            // The accounts come back in the order asked, one per mint.
+            batchMints.forEach((mint, index) => {
+              const account = answer.value[index];
               if (!account || account.owner !== TOKEN_METADATA_PROGRAM) return;
-              const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(account.data[0]) as Uint8Array, batchMints[index]!);
-              if (collection) found.set(batchMints[index]!, collection);
+              const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(account.data[0]) as Uint8Array, mint);
+              if (collection) found.set(mint, collection);
             });
           })(),
         );
@@ -165,11 +165,7 @@ export function createChainReader(url: string): ChainReader {
  * (mpl-token-metadata's generated serializer, so every layout version it knows is read as Metaplex
  * reads it). An account that does not decode, or that belongs to another mint, names none.
  */
-function decodeVerifiedCollection(
-  serializer: ReturnType<typeof getMetadataAccountDataSerializer>,
-  bytes: Uint8Array,
-  mint: string,
-): string | undefined {
+function decodeVerifiedCollection(serializer: ReturnType<typeof getMetadataAccountDataSerializer>, bytes: Uint8Array, mint: string): string | undefined {
   try {
     const [metadata] = serializer.deserialize(bytes);
     if (metadata.mint !== mint || metadata.collection.__option !== 'Some') return undefined;

@@ -1,8 +1,9 @@
 // Whether a wallet meets CLAIM_POLICY now: the rules of policy.ts evaluated against the chain
 // (chain.ts), with the missing requirement said in plain words, a short cache of positive answers
 // for the claim path, and a batched form for the re-check rounds.
+
+import { type ChainReader, ChainUnavailable, type Deadline, deadlineIn } from './chain';
 import type { ClaimRule } from './policy';
-import { ChainUnavailable, deadlineIn, type ChainReader, type Deadline } from './chain';
 
 export type Verdict = { eligible: true } | { eligible: false; missing: string };
 
@@ -68,7 +69,9 @@ export class EligibilityChecker {
     if (this.options.cacheSeconds <= 0) return;
     this.cache.delete(wallet);
     this.cache.set(wallet, Date.now() + this.options.cacheSeconds * 1000);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    if (this.cache.size <= CACHE_LIMIT) return;
+    const oldest = this.cache.keys().next();
+    if (!oldest.done) this.cache.delete(oldest.value);
   }
 
   private async evaluate(wallet: string, facts: Facts): Promise<Verdict> {
@@ -133,14 +136,18 @@ class Facts {
 
   tokenBalance(wallet: string, mint: string): Promise<bigint> {
     const key = `${wallet} ${mint}`;
-    let balance = this.balances.get(key);
-    if (!balance) this.balances.set(key, (balance = this.reader().tokenBalance(wallet, mint, this.deadline)));
+    const known = this.balances.get(key);
+    if (known) return known;
+    const balance = this.reader().tokenBalance(wallet, mint, this.deadline);
+    this.balances.set(key, balance);
     return balance;
   }
 
   nftMints(wallet: string): Promise<string[]> {
-    let mints = this.nfts.get(wallet);
-    if (!mints) this.nfts.set(wallet, (mints = this.reader().nftMints(wallet, this.deadline)));
+    const known = this.nfts.get(wallet);
+    if (known) return known;
+    const mints = this.reader().nftMints(wallet, this.deadline);
+    this.nfts.set(wallet, mints);
     return mints;
   }
 
@@ -179,9 +186,10 @@ function hasRule(rule: ClaimRule, kind: ClaimRule['kind']): boolean {
 
 /** Runs `work` over `items`, at most `limit` at a time; the first failure rejects. */
 async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
+  // One iterator shared by every lane: each item is taken once, by whichever lane is free.
+  const queue = items.values();
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
+    for (const item of queue) await work(item);
   });
   await Promise.all(lanes);
 }

@@ -3,7 +3,7 @@
 import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { ChainUnavailable } from './chain';
-import type { EligibilityChecker } from './checker';
+import type { EligibilityChecker, Verdict } from './checker';
 
 /** What the gate needs: the checker (none without CLAIM_POLICY) and the log. */
 export type EligibilityDeps = { eligibility?: EligibilityChecker; log: Logger };
@@ -12,7 +12,7 @@ export type EligibilityDeps = { eligibility?: EligibilityChecker; log: Logger };
 export async function requireEligible(services: EligibilityDeps, wallet: string): Promise<void> {
   const checker = services.eligibility;
   if (!checker) return;
-  let verdict;
+  let verdict: Verdict;
   try {
     verdict = await checker.check(wallet);
   } catch (error) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config-error';
-import { describePolicy, jsonErrorOffset, MAX_POLICY_DEPTH, needsRpc, parseClaimPolicy, U64_MAX, type ClaimRule } from './policy';
+import { type ClaimRule, describePolicy, jsonErrorOffset, MAX_POLICY_DEPTH, needsRpc, parseClaimPolicy, U64_MAX } from './policy';
 
 const WALLET_A = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const WALLET_B = '9C6hybhQ6Aycep9jaUnP6uL9ZYvDjUp1aSkFWPUFJtpj';
@@ -74,7 +74,13 @@ describe('parseClaimPolicy: rule kinds', () => {
     expect(policy).toEqual({
       kind: 'all',
       rules: [
-        { kind: 'any', rules: [{ kind: 'allow', addresses: new Set([WALLET_A]), source: 'inline' }, { kind: 'collection', collection: COLLECTION }] },
+        {
+          kind: 'any',
+          rules: [
+            { kind: 'allow', addresses: new Set([WALLET_A]), source: 'inline' },
+            { kind: 'collection', collection: COLLECTION },
+          ],
+        },
         { kind: 'token', mint: USDC, minAmount: 5n },
       ],
     } satisfies ClaimRule);
@@ -85,7 +91,9 @@ describe('parseClaimPolicy: rule kinds', () => {
     let deepest: unknown = { allow: [WALLET_A] };
     for (let level = 1; level < MAX_POLICY_DEPTH; level++) deepest = { any: [deepest] };
     expect(parse(deepest).kind).toBe('any');
-    expect(refusal({ all: [deepest] })).toBe(`CLAIM_POLICY: all[0]${'.any[0]'.repeat(MAX_POLICY_DEPTH - 2)}.any nests rules more than ${MAX_POLICY_DEPTH} levels deep`);
+    expect(refusal({ all: [deepest] })).toBe(
+      `CLAIM_POLICY: all[0]${'.any[0]'.repeat(MAX_POLICY_DEPTH - 2)}.any nests rules more than ${MAX_POLICY_DEPTH} levels deep`,
+    );
   });
 
   it('needsRpc: true when a token or collection rule is anywhere in the tree', () => {
@@ -99,23 +107,47 @@ describe('parseClaimPolicy: rule kinds', () => {
 describe('parseClaimPolicy: errors name the JSON path, never the values', () => {
   it.each([
     ['not JSON', '{"allow": [', 'CLAIM_POLICY: is not valid JSON'],
-    ['a JSON array', [], 'CLAIM_POLICY: the policy must be a rule object: a rule is an object with exactly one of allow, allowFile, token, collection, all, any'],
+    [
+      'a JSON array',
+      [],
+      'CLAIM_POLICY: the policy must be a rule object: a rule is an object with exactly one of allow, allowFile, token, collection, all, any',
+    ],
     ['an empty rule', {}, 'CLAIM_POLICY: the policy is empty: a rule is an object with exactly one of'],
-    ['two keys in one rule', { allow: [WALLET_A], collection: COLLECTION }, 'CLAIM_POLICY: the policy has 2 keys (allow, collection): a rule is an object with exactly one of'],
+    [
+      'two keys in one rule',
+      { allow: [WALLET_A], collection: COLLECTION },
+      'CLAIM_POLICY: the policy has 2 keys (allow, collection): a rule is an object with exactly one of',
+    ],
     ['an unknown key', { any: [{ alow: [WALLET_A] }] }, 'CLAIM_POLICY: any[0] has an unknown key "alow": a rule is an object with exactly one of'],
     ['allow not a list', { allow: WALLET_A }, 'CLAIM_POLICY: allow must be a list of addresses'],
     ['an empty allow', { allow: [] }, 'CLAIM_POLICY: allow must list at least one address'],
     ['a bad address in allow', { allow: [WALLET_A, 'not-an-address'] }, 'CLAIM_POLICY: allow[1] must be an address (base58 text of 32 bytes)'],
     ['a number as an address', { collection: 42 }, 'CLAIM_POLICY: collection must be an address (base58 text of 32 bytes)'],
     ['token without minAmount', { token: { mint: USDC } }, 'CLAIM_POLICY: token.minAmount must be a decimal string of base units'],
-    ['token with an extra key', { token: { mint: USDC, minAmount: '1', decimals: 6 } }, 'CLAIM_POLICY: token has an unknown key "decimals": token takes only mint and minAmount'],
+    [
+      'token with an extra key',
+      { token: { mint: USDC, minAmount: '1', decimals: 6 } },
+      'CLAIM_POLICY: token has an unknown key "decimals": token takes only mint and minAmount',
+    ],
     ['token not an object', { token: USDC }, 'CLAIM_POLICY: token must be {"mint": "<address>", "minAmount": "<base units>"}'],
     ['a bad mint', { all: [{ allow: [WALLET_A] }, { token: { mint: 'USDC', minAmount: '1' } }] }, 'CLAIM_POLICY: all[1].token.mint must be an address'],
-    ['minAmount as a JSON number', { token: { mint: USDC, minAmount: 1000000 } }, 'CLAIM_POLICY: token.minAmount must be a decimal string of base units, e.g. "1000000" (a JSON number loses precision)'],
-    ['minAmount with decimals', { any: [{ allow: [WALLET_A] }, { token: { mint: USDC, minAmount: '1.5' } }] }, 'CLAIM_POLICY: any[1].token.minAmount must be a whole number of base units written as decimal digits'],
+    [
+      'minAmount as a JSON number',
+      { token: { mint: USDC, minAmount: 1000000 } },
+      'CLAIM_POLICY: token.minAmount must be a decimal string of base units, e.g. "1000000" (a JSON number loses precision)',
+    ],
+    [
+      'minAmount with decimals',
+      { any: [{ allow: [WALLET_A] }, { token: { mint: USDC, minAmount: '1.5' } }] },
+      'CLAIM_POLICY: any[1].token.minAmount must be a whole number of base units written as decimal digits',
+    ],
     ['minAmount negative', { token: { mint: USDC, minAmount: '-1' } }, 'CLAIM_POLICY: token.minAmount must be a whole number of base units'],
     ['minAmount zero', { token: { mint: USDC, minAmount: '0' } }, 'CLAIM_POLICY: token.minAmount must be at least 1'],
-    ['minAmount past u64', { token: { mint: USDC, minAmount: (U64_MAX + 1n).toString() } }, 'CLAIM_POLICY: token.minAmount must be at most 18446744073709551615'],
+    [
+      'minAmount past u64',
+      { token: { mint: USDC, minAmount: (U64_MAX + 1n).toString() } },
+      'CLAIM_POLICY: token.minAmount must be at most 18446744073709551615',
+    ],
     ['an empty any', { any: [] }, 'CLAIM_POLICY: any must list at least one rule'],
     ['all not a list', { all: { allow: [WALLET_A] } }, 'CLAIM_POLICY: all must be a list of rules'],
     ['a rule that is a string', { any: [WALLET_A] }, 'CLAIM_POLICY: any[0] must be a rule object'],

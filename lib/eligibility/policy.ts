@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../config-error';
+import { firstIssue } from '../validate';
 import { isSolanaAddress } from '../wallet-address';
 
 /** all/any nested deeper than this is refused: no real policy needs it, and evaluation recurses. */
@@ -50,7 +51,7 @@ export function parseClaimPolicy(textOrPath: string, cwd = process.cwd()): Claim
     throw new ConfigError('CLAIM_POLICY', `is not valid JSON${jsonErrorLocation(text)}`);
   }
   const parsed = ruleSchema(1, baseDir).safeParse(json);
-  if (!parsed.success) throw new ConfigError('CLAIM_POLICY', describeIssue(parsed.error.issues[0]!));
+  if (!parsed.success) throw new ConfigError('CLAIM_POLICY', describeIssue(firstIssue(parsed.error)));
   return parsed.data;
 }
 
@@ -116,7 +117,7 @@ export function jsonErrorOffset(text: string): number {
     throw new JsonSyntaxAt(i);
   };
   const space = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+    while (i < text.length && ' \t\n\r'.includes(text.charAt(i))) i++;
   };
   const expect = (char: string) => (text[i] === char ? i++ : fail());
   const string = () => {
@@ -127,8 +128,9 @@ export function jsonErrorOffset(text: string): number {
       i++;
       if (char === '"') return;
       if (char === '\\') {
-        if (text[i] === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) i += 5;
-        else if (text[i] !== undefined && '"\\/bfnrt'.includes(text[i]!)) i++;
+        const escaped = text[i];
+        if (escaped === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) i += 5;
+        else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) i++;
         else fail();
       }
     }
@@ -148,16 +150,23 @@ export function jsonErrorOffset(text: string): number {
     space();
     const char = text[i];
     if (char === '{') {
-      return sequence('}', () => {
+      sequence('}', () => {
         space();
         string();
         space();
         expect(':');
         value();
       });
+      return;
     }
-    if (char === '[') return sequence(']', value);
-    if (char === '"') return string();
+    if (char === '[') {
+      sequence(']', value);
+      return;
+    }
+    if (char === '"') {
+      string();
+      return;
+    }
     const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
     literal.lastIndex = i;
     if (!literal.test(text)) fail();
@@ -176,9 +185,7 @@ class JsonSyntaxAt {
   constructor(readonly offset: number) {}
 }
 
-const address = z
-  .string({ error: ADDRESS })
-  .refine(isSolanaAddress, ADDRESS);
+const address = z.string({ error: ADDRESS }).refine(isSolanaAddress, ADDRESS);
 
 /** Base units as a decimal string: JSON numbers lose precision past 2^53, and amounts reach 2^64. */
 const baseUnits = z
@@ -216,7 +223,8 @@ function ruleSchema(depth: number, baseDir: string): z.ZodType<ClaimRule> {
     .strict()
     .superRefine((rule, ctx) => {
       const keys = Object.keys(rule);
-      if (keys.length !== 1) ctx.addIssue({ code: 'custom', message: keys.length === 0 ? `is empty: ${ONE_OF}` : `has ${keys.length} keys (${keys.join(', ')}): ${ONE_OF}` });
+      if (keys.length !== 1)
+        ctx.addIssue({ code: 'custom', message: keys.length === 0 ? `is empty: ${ONE_OF}` : `has ${keys.length} keys (${keys.join(', ')}): ${ONE_OF}` });
     })
     .transform((rule) => toRule(rule as RuleObject));
 }
@@ -236,7 +244,9 @@ function toRule(rule: RuleObject): ClaimRule {
   if (rule.token) return { kind: 'token', mint: rule.token.mint, minAmount: rule.token.minAmount };
   if (rule.collection) return { kind: 'collection', collection: rule.collection };
   if (rule.all) return { kind: 'all', rules: rule.all };
-  return { kind: 'any', rules: rule.any! };
+  if (rule.any) return { kind: 'any', rules: rule.any };
+  // The refinement above lets through only objects with exactly one key.
+  throw new Error('a rule object passed validation without a rule key');
 }
 
 /** One address per line; blank lines and `#` comments (whole-line or trailing) are skipped. */

@@ -8,18 +8,10 @@
 // and no instance starts one within the interval of the last (lib/db/eligibility.ts).
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
-import {
-  finishRound,
-  lastRound,
-  releaseRecheckLease,
-  renewRecheckLease,
-  startRound,
-  takeRecheckLease,
-  type RoundRecord,
-} from '../db/eligibility';
+import { finishRound, lastRound, type RoundRecord, releaseRecheckLease, renewRecheckLease, startRound, takeRecheckLease } from '../db/eligibility';
 import { passesToRecheck } from '../db/passes';
-import { restorePass, voidPass, type LifecycleDeps } from '../passes/lifecycle';
-import { describeRule, type EligibilityChecker, type PolicyDescription } from './checker';
+import { type LifecycleDeps, restorePass, voidPass } from '../passes/lifecycle';
+import { describeRule, type EligibilityChecker, type PolicyDescription, type Verdict } from './checker';
 
 /** What a re-check round needs: the checker, and what voiding or restoring a pass needs. */
 export type RecheckDeps = LifecycleDeps & {
@@ -69,14 +61,18 @@ export async function runRecheckRound(
         break;
       }
       const page = await passesToRecheck(db, after, RECHECK_PAGE, NOT_ELIGIBLE);
-      if (page.length === 0) break;
-      after = page[page.length - 1]!.serialNumber;
-      let verdicts;
+      const last = page.at(-1);
+      if (!last) break;
+      after = last.serialNumber;
+      let verdicts: Map<string, Verdict>;
       try {
         verdicts = await checker.checkMany([...new Set(page.map((pass) => pass.publicKey))]);
       } catch (error) {
         counts.error = `stopped: ${(error as Error).message}`;
-        services.log.error({ event: 'eligibility_round_stopped', round: id, err: (error as Error).message, checked: counts.checked }, 'eligibility re-check stopped: nothing more voided this round');
+        services.log.error(
+          { event: 'eligibility_round_stopped', round: id, err: (error as Error).message, checked: counts.checked },
+          'eligibility re-check stopped: nothing more voided this round',
+        );
         break;
       }
       for (const pass of page) {
@@ -101,7 +97,9 @@ export async function runRecheckRound(
     await releaseRecheckLease(db, holder).catch(() => {});
   }
   services.log.info({ event: 'eligibility_round_finished', round: id, ...counts }, 'eligibility re-check round finished');
-  return { ran: true, round: (await lastRound(db))! };
+  const round = await lastRound(db);
+  if (!round) throw new Error(`eligibility round ${id} finished but is not in eligibility_rounds`);
+  return { ran: true, round };
 }
 
 /**
@@ -117,7 +115,9 @@ export function startRechecks(services: RecheckDeps): () => Promise<void> {
   const tick = () => {
     if (running || stopping.signal.aborted) return;
     running = runRecheckRound(services, { signal: stopping.signal })
-      .catch((error: unknown) => services.log.warn({ event: 'eligibility_round_not_started', err: (error as Error).message }, 'could not start an eligibility re-check round'))
+      .catch((error: unknown) =>
+        services.log.warn({ event: 'eligibility_round_not_started', err: (error as Error).message }, 'could not start an eligibility re-check round'),
+      )
       .finally(() => (running = undefined));
   };
   const timer = setInterval(tick, Math.min(seconds, MAX_TICK_SECONDS) * 1000);

@@ -2,11 +2,11 @@
 // only its SHA-256 is stored. A key acts for the operator who made it, and stops working when that
 // wallet leaves OPERATOR_WALLETS or the key is revoked.
 import { randomBytes } from 'node:crypto';
-import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../db/api-keys';
+import { type ApiKeyInfo, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
-import { API_KEY_PREFIX, newToken, tokenHash, type Operator } from './auth';
+import { API_KEY_PREFIX, newToken, type Operator, tokenHash } from './auth';
 
 export type NewApiKey = ApiKeyInfo & { key: string };
 

@@ -3,11 +3,11 @@
 // as the console's cookie. Tokens are 32 random bytes; the database keeps only their SHA-256, so
 // a copy of it opens nothing, and a lookup's timing says nothing about a token.
 import { createHash, randomBytes } from 'node:crypto';
+import type { Config } from '../config';
 import { findApiKeyByHash } from '../db/api-keys';
 import { findSessionByHash } from '../db/sessions';
-import { AppError } from '../errors';
-import type { Config } from '../config';
 import type { Store } from '../db/store';
+import { AppError } from '../errors';
 
 /** What telling an operator's request apart needs: the operators, the service's origin, the database. */
 export type OperatorAuthDeps = { config: Pick<Config, 'operatorWallets' | 'publicBaseUrl'>; store: Pick<Store, 'sql'> };
@@ -43,9 +43,9 @@ export async function authenticateOperator(services: OperatorAuthDeps, request: 
   let token: string | undefined;
   let fromCookie = false;
   if (authorization !== null) {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw unauthorized('The Authorization header must be `Bearer <token>`.');
-    token = match[1]!;
+    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
+    if (bearer === undefined) throw unauthorized('The Authorization header must be `Bearer <token>`.');
+    token = bearer;
   } else {
     token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
     fromCookie = token !== undefined;
@@ -87,7 +87,10 @@ export function assertSameOrigin(services: Pick<OperatorAuthDeps, 'config'>, req
   const site = request.headers.get('sec-fetch-site');
   const sameOrigin = origin !== null ? origin === services.config.publicBaseUrl : site === 'same-origin';
   if (!sameOrigin) {
-    throw new AppError('forbidden', 'A request with the session cookie must come from this service’s own pages (Origin or Sec-Fetch-Site); scripts send Authorization: Bearer instead.');
+    throw new AppError(
+      'forbidden',
+      'A request with the session cookie must come from this service’s own pages (Origin or Sec-Fetch-Site); scripts send Authorization: Bearer instead.',
+    );
   }
 }
 

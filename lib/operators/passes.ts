@@ -1,5 +1,5 @@
 // The operator's view of passes: a filtered, paged list, one pass, and the statistics.
-import { findOperatorPass, listPasses, passStats, type OperatorPass, type PassFilter } from '../db/passes';
+import { findOperatorPass, listPasses, type OperatorPass, type PassFilter, passStats } from '../db/passes';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import { asSerialNumber } from '../passes/ids';
@@ -13,7 +13,8 @@ export type PassPage = { passes: OperatorPass[]; nextCursor: string | null };
  * The cursor is opaque to clients: base64url of the last pass's position. It only ever selects
  * passes after that position, so a forged one can show nothing a filter could not.
  */
-const encodeCursor = (position: { claimedAt: string; serialNumber: string }) => Buffer.from(JSON.stringify([position.claimedAt, position.serialNumber])).toString('base64url');
+const encodeCursor = (position: { claimedAt: string; serialNumber: string }) =>
+  Buffer.from(JSON.stringify([position.claimedAt, position.serialNumber])).toString('base64url');
 
 /** A timestamptz as PostgreSQL prints it: anything else would fail in SQL rather than as a 400. */
 const TIMESTAMP_TEXT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/;
@@ -21,13 +22,21 @@ const TIMESTAMP_TEXT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\
 function decodeCursor(cursor: string): { claimedAt: string; serialNumber: string } {
   try {
     const [claimedAt, serialNumber] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof claimedAt === 'string' && TIMESTAMP_TEXT.test(claimedAt) && !Number.isNaN(Date.parse(claimedAt.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))) && typeof serialNumber === 'string' && serialNumber.length <= 100) {
+    if (
+      typeof claimedAt === 'string' &&
+      TIMESTAMP_TEXT.test(claimedAt) &&
+      !Number.isNaN(Date.parse(claimedAt.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))) &&
+      typeof serialNumber === 'string' &&
+      serialNumber.length <= 100
+    ) {
       return { claimedAt, serialNumber };
     }
   } catch {
     // answered below
   }
-  throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', { fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }] });
+  throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', {
+    fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }],
+  });
 }
 
 export async function listOperatorPasses(services: OperatorPassesDeps, query: PassFilter & { cursor?: string; limit: number }): Promise<PassPage> {
@@ -36,7 +45,8 @@ export async function listOperatorPasses(services: OperatorPassesDeps, query: Pa
   const rows = await listPasses(services.store.sql, query, after, query.limit + 1);
   const page = rows.slice(0, query.limit);
   const more = rows.length > query.limit;
-  return { passes: page.map((row) => row.pass), nextCursor: more ? encodeCursor(page.at(-1)!.position) : null };
+  const last = page.at(-1);
+  return { passes: page.map((row) => row.pass), nextCursor: more && last ? encodeCursor(last.position) : null };
 }
 
 export async function getOperatorPass(services: OperatorPassesDeps, serialNumber: string): Promise<OperatorPass> {

@@ -12,7 +12,7 @@ import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, type SignInRefusal } from '../siws';
-import { newToken, SESSION_TOKEN_PREFIX, tokenHash, type Operator } from './auth';
+import { newToken, type Operator, SESSION_TOKEN_PREFIX, tokenHash } from './auth';
 
 /** How long a session lasts: a working day. Sign in again after it. */
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -51,7 +51,10 @@ export type SessionBody = { message: string; signature: string; publicKey: strin
 export type NewSession = { token: string; expiresAt: Date; publicKey: string };
 
 const notIssued = () =>
-  new AppError('message_not_issued', 'This message was not issued by this service for an operator session of this public key, or it was altered. Ask /api/v1/operator/sessions/init for one.');
+  new AppError(
+    'message_not_issued',
+    'This message was not issued by this service for an operator session of this public key, or it was altered. Ask /api/v1/operator/sessions/init for one.',
+  );
 
 /**
  * Opens a session for a signed operator message. The answers come in the claim's order: whether

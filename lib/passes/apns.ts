@@ -13,8 +13,9 @@
 // verror, debug), and a Notification model built for app alerts (it writes `{"aps":{}}` unless
 // given a raw payload). Here: one long-lived HTTP/2 session per process, reopened when it closes,
 // and the answer as a value the job maps to "done", "remove the registration" or "retry".
-import http2 from 'node:http2';
+
 import { randomUUID } from 'node:crypto';
+import http2 from 'node:http2';
 
 export type PushOutcome =
   | { kind: 'delivered'; apnsId?: string }

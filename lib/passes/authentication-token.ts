@@ -37,7 +37,9 @@ export function loadTokenKey(configured: Buffer | undefined, dataDir: string): T
 
 /** The pass's authenticationToken: the same for every build of the pass. */
 export function authenticationToken(key: TokenKey, serialNumber: SerialNumber): string {
-  return createHmac('sha256', key).update(LABEL + serialNumber).digest('base64url');
+  return createHmac('sha256', key)
+    .update(LABEL + serialNumber)
+    .digest('base64url');
 }
 
 /** SHA-256 (hex) of a token: what the database keeps. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPkpass } from '@/test/support/pkpass';
-import { ConfigError, type AppleSigning } from '../config';
+import { type AppleSigning, ConfigError } from '../config';
 import {
   checkAppleSigning,
   ensureDevelopmentChain,
@@ -14,8 +14,8 @@ import {
   parseCertificate,
   passTypeOfCertificate,
   readSignerKey,
-  validityAt,
   type SigningMaterial,
+  validityAt,
 } from './certificates';
 import { createManifestSigner } from './manifest-signer';
 import { buildPkpass } from './pkpass';
@@ -67,14 +67,33 @@ describe('pass signing material', () => {
   it('accepts a matching, valid chain and signs passes with it', async () => {
     const material = checkAppleSigning(apple);
     expect(material).toMatchObject({ passTypeIdentifier: 'pass.com.example.wallet', teamIdentifier: 'ABCDE12345', development: false });
-    const issuer = { signing: material, signer: await createManifestSigner(material), organizationName: 'Org', description: 'Pass', publicBaseUrl: 'https://passes.example.com', chainId: 'mainnet' };
-    const pass = inspectPkpass(await buildPkpass({ serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10', publicKey: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', walletType: 'Generic', claimedAt: new Date() }, issuer));
+    const issuer = {
+      signing: material,
+      signer: await createManifestSigner(material),
+      organizationName: 'Org',
+      description: 'Pass',
+      publicBaseUrl: 'https://passes.example.com',
+      chainId: 'mainnet',
+    };
+    const pass = inspectPkpass(
+      await buildPkpass(
+        {
+          serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
+          publicKey: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+          walletType: 'Generic',
+          claimedAt: new Date(),
+        },
+        issuer,
+      ),
+    );
     expect(pass.opensslVerify().ok).toBe(true);
     expect(pass.passJson).toMatchObject({ passTypeIdentifier: 'pass.com.example.wallet', teamIdentifier: 'ABCDE12345' });
   });
 
   it('decrypts an encrypted key once with APPLE_SIGNER_KEY_PASSPHRASE, and names the variable when it cannot', () => {
-    const encrypted = createPrivateKey(chain.signerKeyPem).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'correct horse' }).toString();
+    const encrypted = createPrivateKey(chain.signerKeyPem)
+      .export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'correct horse' })
+      .toString();
     const material = checkAppleSigning({ ...apple, signerKeyPem: encrypted, signerKeyPassphrase: 'correct horse' });
     expect(material.signerKeyPem).toContain('-----BEGIN PRIVATE KEY-----');
     expect(refusal(() => checkAppleSigning({ ...apple, signerKeyPem: encrypted, signerKeyPassphrase: 'wrong' }))).toBe(
@@ -86,7 +105,11 @@ describe('pass signing material', () => {
   });
 
   it('refuses a key that does not belong to the certificate', () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     expect(refusal(() => checkAppleSigning({ ...apple, signerKeyPem: privateKey }))).toBe(
       'APPLE_SIGNER_KEY: does not belong to the certificate in APPLE_SIGNER_CERT',
     );

@@ -3,13 +3,13 @@
 // generated once into DATA_DIR and reused. Each rule the material must meet is a small exported
 // function: start-up stops at the first broken one, `npm run doctor` (lib/cli/doctor/apple.ts)
 // reports on each.
-import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type KeyObject, randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import forge from 'node-forge';
 import * as pkijs from 'pkijs';
+import { type AppleSigning, ConfigError, DEV_PASS_TYPE_ID, DEV_TEAM_ID } from '../config';
 import { ensurePrivateDir } from '../db/data-dir';
-import { ConfigError, DEV_PASS_TYPE_ID, DEV_TEAM_ID, type AppleSigning } from '../config';
 
 export type SigningMaterial = {
   passTypeIdentifier: string;
@@ -169,7 +169,7 @@ function generateDevelopmentChain(): Pick<SigningMaterial, 'wwdrCertPem' | 'sign
   const caKeys = rsa();
   const ca = forge.pki.createCertificate();
   ca.publicKey = caKeys.publicKey;
-  ca.serialNumber = '01' + randomBytes(8).toString('hex');
+  ca.serialNumber = `01${randomBytes(8).toString('hex')}`;
   ca.validity.notBefore = new Date(now.getTime() - 60_000);
   ca.validity.notAfter = years(20);
   const caName = [
@@ -188,7 +188,7 @@ function generateDevelopmentChain(): Pick<SigningMaterial, 'wwdrCertPem' | 'sign
   const signerKeys = rsa();
   const signer = forge.pki.createCertificate();
   signer.publicKey = signerKeys.publicKey;
-  signer.serialNumber = '02' + randomBytes(8).toString('hex');
+  signer.serialNumber = `02${randomBytes(8).toString('hex')}`;
   signer.validity.notBefore = new Date(now.getTime() - 60_000);
   signer.validity.notAfter = years(10);
   signer.setSubject([

@@ -11,11 +11,11 @@ import type { Config } from '../config';
 import { findPass, markGoogle } from '../db/passes';
 import { registrationsOf, unregister } from '../db/registrations';
 import type { Store } from '../db/store';
-import { PermanentJobFailure, type JobContext, type TaskList } from '../queue';
+import { type JobContext, PermanentJobFailure, type TaskList } from '../queue';
 import { webhookEventData, webhookEventJobs } from '../webhooks';
 import { asSerialNumber, type SerialNumber } from './ids';
 import { PASS_CHANGED_JOB } from './lifecycle';
-import { passContentOf, type Living } from './living';
+import { type Living, passContentOf } from './living';
 
 export const APNS_PUSH_JOB = 'apns.push';
 export const GOOGLE_OBJECT_SYNC_JOB = 'google.object.sync';

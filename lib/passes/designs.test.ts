@@ -43,7 +43,11 @@ describe('pass designs', () => {
     };
 
     it('has square icons of 29, 58 and 87 px', () => {
-      for (const [file, size] of [['icon.png', 29], ['icon@2x.png', 58], ['icon@3x.png', 87]] as const) {
+      for (const [file, size] of [
+        ['icon.png', 29],
+        ['icon@2x.png', 58],
+        ['icon@3x.png', 87],
+      ] as const) {
         const png = image(file);
         expect([png.width, png.height], file).toEqual([size, size]);
       }

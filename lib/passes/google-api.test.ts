@@ -2,12 +2,12 @@
 // service account's token_uri (JWT bearer grant), the class and object inserted the first time,
 // PATCHed after (INACTIVE when voided), a stale token renewed once, and Google's errors surfaced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config';
-import { GoogleWalletApiStandIn } from '@/test/support/stand-ins/google-wallet-api';
 import { TEST_ISSUER_ID } from '@/test/support/google';
+import { GoogleWalletApiStandIn } from '@/test/support/stand-ins/google-wallet-api';
+import { loadConfig } from '../config';
+import type { PassContent } from './content';
 import { GoogleApiError, GoogleWalletApi } from './google-api';
 import { createGoogleWallet, type GoogleWallet } from './google-wallet';
-import type { PassContent } from './content';
 
 const PASS: PassContent = {
   serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
@@ -61,7 +61,11 @@ describe('the Google Wallet REST client', () => {
     google.expireTokens();
     google.requests.length = 0;
     await api.upsertObject({ ...PASS, voided: true });
-    expect(google.requests.map((r) => `${r.method} ${r.path.split('/')[1]} ${r.status}`)).toEqual(['PATCH walletobjects 401', 'POST token 200', 'PATCH walletobjects 200']);
+    expect(google.requests.map((r) => `${r.method} ${r.path.split('/')[1]} ${r.status}`)).toEqual([
+      'PATCH walletobjects 401',
+      'POST token 200',
+      'PATCH walletobjects 200',
+    ]);
   });
 
   it('throws Google’s failure (for the queue to retry), and succeeds once Google answers again', async () => {

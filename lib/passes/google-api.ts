@@ -8,8 +8,8 @@
 // google-auth-library: its current major (11) needs Node 22, and 10.x brings gaxios and
 // gcp-metadata (metadata-server probing) for what is one form POST and a cached token.
 import { SignJWT } from 'jose';
-import { classId, genericObject, type GoogleWallet } from './google-wallet';
 import type { PassContent } from './content';
+import { classId, type GoogleWallet, genericObject } from './google-wallet';
 
 export const WALLET_OBJECT_SCOPE = 'https://www.googleapis.com/auth/wallet_object.issuer';
 const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

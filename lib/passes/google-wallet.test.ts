@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { TEST_ISSUER_ID, testServiceAccount } from '@/test/support/google';
 import { ConfigError, loadConfig } from '../config';
 import { WALLET_TYPES } from '../wallet-types';
+import type { PassContent } from './content';
 import { designFor } from './designs';
 import { createGoogleWallet, GOOGLE_SAVE_URL, googleSaveUrl, LONGEST_PASS, MAX_JWT_LENGTH } from './google-wallet';
-import type { PassContent } from './content';
 
 const account = testServiceAccount();
 const ADDRESS = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -24,6 +24,9 @@ const walletFor = (env: Record<string, string> = {}) =>
     }),
   );
 
+/** The parts of a save link's claims the tests read. */
+type SaveClaims = { payload: { genericObjects: { hexBackgroundColor: string; cardTitle: { defaultValue: { value: string } } }[] } };
+
 async function verified(url: string) {
   expect(url.startsWith(GOOGLE_SAVE_URL)).toBe(true);
   const jwt = url.slice(GOOGLE_SAVE_URL.length);
@@ -32,7 +35,7 @@ async function verified(url: string) {
     audience: 'google',
     algorithms: ['RS256'],
   });
-  return { jwt, payload: payload as Record<string, any>, protectedHeader };
+  return { jwt, payload: payload as typeof payload & SaveClaims, protectedHeader };
 }
 
 describe('Save to Google Wallet links', () => {
@@ -42,13 +45,24 @@ describe('Save to Google Wallet links', () => {
 
   it('signs a savetowallet JWT with RS256 for audience google, from the service account, for PUBLIC_BASE_URL', async () => {
     const google = (await walletFor())!;
-    const content: PassContent = { serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10', publicKey: ADDRESS, walletType: 'Phantom', claimedAt: new Date('2026-03-14T15:09:26Z') };
+    const content: PassContent = {
+      serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
+      publicKey: ADDRESS,
+      walletType: 'Phantom',
+      claimedAt: new Date('2026-03-14T15:09:26Z'),
+    };
     const now = new Date('2026-03-14T16:00:00Z');
     const { jwt, payload, protectedHeader } = await verified(await googleSaveUrl(content, google, now));
 
     expect(decodeProtectedHeader(jwt)).toEqual({ alg: 'RS256' });
     expect(protectedHeader.alg).toBe('RS256');
-    expect(payload).toMatchObject({ iss: account.clientEmail, aud: 'google', typ: 'savetowallet', iat: now.getTime() / 1000, origins: ['https://passes.example.com'] });
+    expect(payload).toMatchObject({
+      iss: account.clientEmail,
+      aud: 'google',
+      typ: 'savetowallet',
+      iat: now.getTime() / 1000,
+      origins: ['https://passes.example.com'],
+    });
     expect(payload.payload.genericObjects).toHaveLength(1);
     expect(payload.payload.genericObjects[0]).toEqual({
       id: `${TEST_ISSUER_ID}.3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10`,
@@ -70,7 +84,7 @@ describe('Save to Google Wallet links', () => {
   it.each(WALLET_TYPES.map((t) => [t]))('gives a %s pass its design colour and name', async (walletType) => {
     const google = (await walletFor())!;
     const { payload } = await verified(await googleSaveUrl({ ...LONGEST_PASS, walletType }, google));
-    const object = payload.payload.genericObjects[0];
+    const object = payload.payload.genericObjects[0]!;
     expect(object.hexBackgroundColor).toBe(designFor(walletType).background);
     expect(object.cardTitle.defaultValue.value).toBe(designFor(walletType).logoText);
   });

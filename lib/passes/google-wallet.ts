@@ -3,9 +3,9 @@
 // with the same fields as the Apple pass, in its wallet's colours. Saving creates the object
 // (and, the first time, its class) in the issuer's Google Wallet account; nothing is sent to
 // Google from here.
-import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
-import { ConfigError, type Config } from '../config';
-import { passText, verifyUrl, type PassContent } from './content';
+import { type CryptoKey, importPKCS8, SignJWT } from 'jose';
+import { type Config, ConfigError } from '../config';
+import { type PassContent, passText, verifyUrl } from './content';
 
 export const GOOGLE_SAVE_URL = 'https://pay.google.com/gp/v/save/';
 
@@ -92,7 +92,8 @@ export function genericObject(content: PassContent, google: GoogleWallet) {
 }
 
 /** Object ids are "<issuer id>.<unique suffix>"; the serial number is already public. */
-export const googleObjectId = (content: Pick<PassContent, 'serialNumber'>, google: Pick<GoogleWallet, 'issuerId'>) => `${google.issuerId}.${content.serialNumber}`;
+export const googleObjectId = (content: Pick<PassContent, 'serialNumber'>, google: Pick<GoogleWallet, 'issuerId'>) =>
+  `${google.issuerId}.${content.serialNumber}`;
 
 /** The save link of an object already created through the REST API: the JWT names it by id only. */
 export async function googleSaveUrlOfObject(objectId: string, google: GoogleWallet, now = new Date()): Promise<string> {

@@ -10,7 +10,7 @@ import { changePass, findPass, type OperatorPass, type PassCondition, type PassP
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
-import { webhookEventData, webhookEventJobs, type WebhookEventType } from '../webhooks';
+import { type WebhookEventType, webhookEventData, webhookEventJobs } from '../webhooks';
 import { asSerialNumber } from './ids';
 
 /** The internal job of a pass change: `{serialNumber}`. */

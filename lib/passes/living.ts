@@ -3,18 +3,18 @@
 // registered for it gets an APNs push (one queued job each); its Google Wallet object is PATCHed.
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { isAppError } from '../errors';
-import { markGoogle, savePassFile, type Pass, type PassWithFile } from '../db/passes';
+import { markGoogle, type Pass, type PassWithFile, savePassFile } from '../db/passes';
 import type { Store } from '../db/store';
+import { isAppError } from '../errors';
 import type { Logger } from '../log';
 import { isWalletType, type WalletType } from '../wallet-types';
 import { ApnsClient } from './apns';
-import { authenticationToken, loadTokenKey, tokenHash, type TokenKey } from './authentication-token';
+import { authenticationToken, loadTokenKey, type TokenKey, tokenHash } from './authentication-token';
 import type { SigningMaterial } from './certificates';
 import type { PassContent } from './content';
 import { GoogleWalletApi } from './google-api';
-import { googleObjectId, googleSaveUrl, googleSaveUrlOfObject, type GoogleWallet } from './google-wallet';
-import { buildPkpass, passFilename, type PassIssuer } from './pkpass';
+import { type GoogleWallet, googleObjectId, googleSaveUrl, googleSaveUrlOfObject } from './google-wallet';
+import { buildPkpass, type PassIssuer, passFilename } from './pkpass';
 
 export type Living = {
   tokenKey: TokenKey;
@@ -43,7 +43,7 @@ export function createLiving(config: Config, signing: SigningMaterial, google: G
 }
 
 /** What the pass says now, with its web service token: the input of both the Apple file and the Google object. */
-export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent {
+export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent & { authenticationToken: string } {
   const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
   return {
     serialNumber: pass.serialNumber,
@@ -81,7 +81,7 @@ export async function currentPassFile(
     const content = passContentOf(current, living.tokenKey);
     const pkpass = await buildPkpass(content, deps.issuer);
     const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
-    const file = { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken!) };
+    const file = { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken) };
     current = await savePassFile(deps.store.sql, current.serialNumber, current.version, file);
   }
 }
@@ -106,12 +106,16 @@ export async function googleSaveLink(
   const content = passContentOf(pass, living.tokenKey);
   if (pass.googleObjectAt) return googleSaveUrlOfObject(googleObjectId(content, google), google);
   try {
-    await living.googleApi!.upsertObject(content);
+    if (!living.googleApi) throw new Error('the Google Wallet API is not configured');
+    await living.googleApi.upsertObject(content);
     await markGoogle(deps.store.sql, pass.serialNumber, new Date(), true);
     return googleSaveUrlOfObject(googleObjectId(content, google), google);
   } catch (error) {
     if (isAppError(error)) throw error;
-    deps.log.warn({ event: 'google_object_insert_failed', serial: pass.serialNumber, err: (error as Error).message }, 'Google Wallet API did not create the object: the link carries it whole');
+    deps.log.warn(
+      { event: 'google_object_insert_failed', serial: pass.serialNumber, err: (error as Error).message },
+      'Google Wallet API did not create the object: the link carries it whole',
+    );
     // Not marked as created: the next request tries the API again, and the next change inserts it.
     await markGoogle(deps.store.sql, pass.serialNumber, new Date(), false);
     return googleSaveUrl(content, google);

@@ -9,7 +9,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentChain, type SigningMaterial } from './certificates';
-import { createManifestSigner, der, OID, type ManifestSigner } from './manifest-signer';
+import { createManifestSigner, der, type ManifestSigner, OID } from './manifest-signer';
 
 const MANIFEST = Buffer.from(JSON.stringify({ 'pass.json': 'da39a3ee5e6b4b0d3255bfef95601890afd80709' }));
 const SIGNED = new Date('2026-03-14T15:10:00Z');
@@ -63,7 +63,10 @@ describe('the manifest signature', () => {
     try {
       writeFileSync(path.join(dir, 'signature'), signature);
       writeFileSync(path.join(dir, 'manifest.json'), MANIFEST);
-      const result = spawnSync('openssl', args.map((a) => a.replace(/^@/, `${dir}/`)));
+      const result = spawnSync(
+        'openssl',
+        args.map((a) => a.replace(/^@/, `${dir}/`)),
+      );
       return { ok: result.status === 0, output: `${result.stdout}${result.stderr}` };
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -93,7 +96,9 @@ describe('the manifest signature', () => {
     const saved = signature;
     signature = other;
     try {
-      expect(openssl('cms', '-verify', '-binary', '-inform', 'DER', '-in', '@signature', '-content', '@manifest.json', '-noverify', '-out', '/dev/null').ok).toBe(false);
+      expect(
+        openssl('cms', '-verify', '-binary', '-inform', 'DER', '-in', '@signature', '-content', '@manifest.json', '-noverify', '-out', '/dev/null').ok,
+      ).toBe(false);
     } finally {
       signature = saved;
     }

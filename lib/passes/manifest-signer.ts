@@ -111,14 +111,7 @@ export async function createManifestSigner(material: SigningMaterial): Promise<M
         signatureAlgorithm,
         der(TAG.octetString, signature),
       );
-      const signedData = der(
-        TAG.sequence,
-        version1,
-        der(TAG.set, digestAlgorithm),
-        encapsulatedContentInfo,
-        certificates,
-        der(TAG.set, signerInfo),
-      );
+      const signedData = der(TAG.sequence, version1, der(TAG.set, digestAlgorithm), encapsulatedContentInfo, certificates, der(TAG.set, signerInfo));
       return der(TAG.sequence, signedDataOid, der(TAG.context0, signedData));
     },
   };

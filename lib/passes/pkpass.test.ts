@@ -5,14 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectPkpass, type InspectedPass } from '@/test/support/pkpass';
+import { passkitGeneratorExport } from '@/scripts/support/passkit-generator-export';
+import { type InspectedPass, inspectPkpass } from '@/test/support/pkpass';
 import { WALLET_TYPES, type WalletType } from '../wallet-types';
 import { ensureDevelopmentChain } from './certificates';
+import type { PassContent } from './content';
 import { designFor, rgb } from './designs';
 import { createManifestSigner } from './manifest-signer';
-import type { PassContent } from './content';
-import { passkitGeneratorExport } from '@/scripts/support/passkit-generator-export';
-import { buildPkpass, IMAGE_FILES, passFilename, passModel, type PassIssuer } from './pkpass';
+import { buildPkpass, IMAGE_FILES, type PassIssuer, passFilename, passModel } from './pkpass';
 
 const ADDRESS = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 const CLAIMED = new Date('2026-03-14T15:09:26.535Z');

@@ -10,12 +10,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { zipSync, type Zippable } from 'fflate';
+import { type Zippable, zipSync } from 'fflate';
 import { PKPass } from 'passkit-generator';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
-import { passText, verifyUrl, webServiceUrl, type PassContent } from './content';
-import { designFor, rgb, type PassDesign } from './designs';
+import { type PassContent, passText, verifyUrl, webServiceUrl } from './content';
+import { designFor, type PassDesign, rgb } from './designs';
 import type { ManifestSigner } from './manifest-signer';
 
 /** What every pass of this service shares. */
@@ -58,27 +58,21 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
   const { signing } = issuer;
   const text = passText(content, issuer);
   const { design } = text;
-  const pass = new PKPass(
-    {},
-    undefined,
-    {
-      formatVersion: 1,
-      passTypeIdentifier: signing.passTypeIdentifier,
-      teamIdentifier: signing.teamIdentifier,
-      serialNumber: content.serialNumber,
-      organizationName: issuer.organizationName,
-      description: issuer.description,
-      logoText: design.logoText,
-      backgroundColor: rgb(design.background),
-      foregroundColor: rgb(design.foreground),
-      labelColor: rgb(design.label),
-      sharingProhibited: true,
-      ...(content.authenticationToken
-        ? { webServiceURL: webServiceUrl(issuer.publicBaseUrl), authenticationToken: content.authenticationToken }
-        : {}),
-      ...(content.voided ? { voided: true } : {}),
-    },
-  );
+  const pass = new PKPass({}, undefined, {
+    formatVersion: 1,
+    passTypeIdentifier: signing.passTypeIdentifier,
+    teamIdentifier: signing.teamIdentifier,
+    serialNumber: content.serialNumber,
+    organizationName: issuer.organizationName,
+    description: issuer.description,
+    logoText: design.logoText,
+    backgroundColor: rgb(design.background),
+    foregroundColor: rgb(design.foreground),
+    labelColor: rgb(design.label),
+    sharingProhibited: true,
+    ...(content.authenticationToken ? { webServiceURL: webServiceUrl(issuer.publicBaseUrl), authenticationToken: content.authenticationToken } : {}),
+    ...(content.voided ? { voided: true } : {}),
+  });
   pass.type = 'generic';
   // Through the library's setters: its constructor does not take these two.
   if (content.expirationDate) pass.setExpirationDate(content.expirationDate);

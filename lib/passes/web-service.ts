@@ -11,7 +11,7 @@ import type { Logger } from '../log';
 import { webhookEventData, webhookEventJobs } from '../webhooks';
 import { authorizes } from './authentication-token';
 import { asSerialNumber, type SerialNumber } from './ids';
-import { currentPassFile, type CurrentFile, type Living } from './living';
+import { type CurrentFile, currentPassFile, type Living } from './living';
 import type { PassIssuer } from './pkpass';
 
 /** What the web service needs. */

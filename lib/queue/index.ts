@@ -28,7 +28,9 @@ export class PermanentJobFailure extends Error {
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// The payload is JSON this service enqueued for the job's kind, and each handler names its type:
+// a handler of `(payload: PassChanged) => …` is not assignable to `(payload: unknown) => …`.
+// biome-ignore lint/suspicious/noExplicitAny: each handler declares its payload's type
 export type JobHandler = (payload: any, context: JobContext) => Promise<void>;
 
 /**

@@ -3,16 +3,15 @@
 // backoff, a permanent failure stops, jobs survive a restart, a lease that ran out hands the job to
 // another worker, and on PostgreSQL two instances sharing the database run each job once.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, TestApp } from '@/test/support/app';
-import { eventually, sleep } from '@/scripts/support/server-process';
 import { jobsParameter, statementWithJobs } from '@/lib/db/jobs';
+import { eventually, sleep } from '@/scripts/support/server-process';
+import { BACKENDS, TestApp } from '@/test/support/app';
 import { PermanentJobFailure, type TaskList } from './index';
-import { DEFAULT_WORKER_OPTIONS, JobWorker, retryDelayMs, MAX_RETRY_DELAY_MS } from './worker';
+import { DEFAULT_WORKER_OPTIONS, JobWorker, MAX_RETRY_DELAY_MS, retryDelayMs } from './worker';
 
 type JobRow = { id: string; attempts: number; done_at: Date | null; failed_at: Date | null; last_error: string | null; run_at: Date; created_at: Date };
 
-const jobRow = async (app: TestApp, id: number) =>
-  (await app.services.store.sql.query<JobRow>(`select * from jobs where id = $1`, [id]))[0]!;
+const jobRow = async (app: TestApp, id: number) => (await app.services.store.sql.query<JobRow>(`select * from jobs where id = $1`, [id]))[0]!;
 
 /** Each test uses kinds of its own, which the service's own worker does not claim. */
 let kindCounter = 0;
@@ -83,10 +82,14 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     });
     const [id] = await app.services.store.jobs.enqueue({ kind, payload: {} });
     await eventually(async () => (times.length >= 2 ? true : undefined), 5000, 'second attempt');
-    const row = await eventually(async () => {
-      const r = await jobRow(app, id!);
-      return r.done_at ? r : undefined;
-    }, 5000, 'job done');
+    const row = await eventually(
+      async () => {
+        const r = await jobRow(app, id!);
+        return r.done_at ? r : undefined;
+      },
+      5000,
+      'job done',
+    );
     expect(row.attempts).toBe(3);
     expect(row.last_error).toBeNull();
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(40); // ~50 ms, then ~100 ms
@@ -102,19 +105,27 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
       },
     });
     const [permanent] = await app.services.store.jobs.enqueue({ kind, payload: { permanent: true } });
-    const failed = await eventually(async () => {
-      const r = await jobRow(app, permanent!);
-      return r.failed_at ? r : undefined;
-    }, 5000, 'permanent failure recorded');
+    const failed = await eventually(
+      async () => {
+        const r = await jobRow(app, permanent!);
+        return r.failed_at ? r : undefined;
+      },
+      5000,
+      'permanent failure recorded',
+    );
     expect(failed).toMatchObject({ attempts: 1, last_error: 'no such thing' });
 
     // A job enqueued more than 24 hours ago that fails again is given up.
     const [old] = await app.services.store.jobs.enqueue({ kind, payload: { permanent: false } });
     await app.services.store.sql.query(`update jobs set created_at = now() - interval '25 hours' where id = $1`, [old]);
-    const gaveUp = await eventually(async () => {
-      const r = await jobRow(app, old!);
-      return r.failed_at ? r : undefined;
-    }, 5000, 'old job given up');
+    const gaveUp = await eventually(
+      async () => {
+        const r = await jobRow(app, old!);
+        return r.failed_at ? r : undefined;
+      },
+      5000,
+      'old job given up',
+    );
     expect(gaveUp.last_error).toBe('still down');
   });
 
@@ -133,7 +144,7 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     expect(ran).toBe(1);
   });
 
-  it('enqueues a change\'s jobs with it, for the rows it changed only, and wakes the worker', async () => {
+  it("enqueues a change's jobs with it, for the rows it changed only, and wakes the worker", async () => {
     const app = await open();
     const kind = newKind();
     const seen: unknown[] = [];
@@ -213,13 +224,17 @@ describe.each(BACKENDS.filter((backend) => backend === 'postgres'))('job queue w
     const secondWorker = startWorker(second, handlers('second'));
     const ids = await first.services.store.jobs.enqueue(Array.from({ length: 200 }, (_, n) => ({ kind, payload: { n } })));
     secondWorker.poke();
-    await eventually(async () => {
-      const [{ left }] = (await first.services.store.sql.query<{ left: number }>(
-        `select count(*)::int as left from jobs where id = any($1::bigint[]) and done_at is null`,
-        [ids],
-      )) as [{ left: number }];
-      return left === 0 ? true : undefined;
-    }, 20_000, 'all jobs done');
+    await eventually(
+      async () => {
+        const [{ left }] = (await first.services.store.sql.query<{ left: number }>(
+          `select count(*)::int as left from jobs where id = any($1::bigint[]) and done_at is null`,
+          [ids],
+        )) as [{ left: number }];
+        return left === 0 ? true : undefined;
+      },
+      20_000,
+      'all jobs done',
+    );
     expect(runs.size).toBe(200);
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
     expect(byInstance.get('first')).toBeGreaterThan(0); // both took part

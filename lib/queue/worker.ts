@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimedJob, Jobs } from '../db/jobs';
 import type { Logger } from '../log';
-import { PermanentJobFailure, type JobInfo, type TaskList } from './index';
+import { type JobInfo, PermanentJobFailure, type TaskList } from './index';
 
 export type WorkerOptions = {
   /** First retry delay; each next one doubles, up to MAX_RETRY_DELAY_MS. */
@@ -151,14 +151,20 @@ export class JobWorker {
       await handler(job.payload, { job: info, log, signal });
     } catch (error) {
       await this.recordFailure(job, error, signal).catch((recordError: unknown) =>
-        log.warn({ event: 'job_record_failed', jobId: job.id, err: (recordError as Error).message }, 'could not record a job failure; it runs again after its lease'),
+        log.warn(
+          { event: 'job_record_failed', jobId: job.id, err: (recordError as Error).message },
+          'could not record a job failure; it runs again after its lease',
+        ),
       );
       return;
     }
     await this.jobs
       .finish(job.id, job.token)
       .catch((error: unknown) =>
-        log.warn({ event: 'job_record_failed', jobId: job.id, err: (error as Error).message }, 'could not record a finished job; it may run again after its lease'),
+        log.warn(
+          { event: 'job_record_failed', jobId: job.id, err: (error as Error).message },
+          'could not record a finished job; it may run again after its lease',
+        ),
       );
   }
 

@@ -13,7 +13,9 @@ const encodeCursor = (id: string) => Buffer.from(`d:${id}`).toString('base64url'
 function decodeCursor(cursor: string): number {
   const match = /^d:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match) {
-    throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', { fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }] });
+    throw new AppError('invalid_request', 'cursor is not a cursor this service gave out', {
+      fields: [{ field: 'cursor', message: 'is not a cursor this service gave out' }],
+    });
   }
   return Number(match[1]);
 }
@@ -25,7 +27,8 @@ export async function getDeliveries(
   const beforeId = query.cursor ? decodeCursor(query.cursor) : undefined;
   const rows = await deps.store.jobs.deliveries(WEBHOOK_JOB, { status: query.status, beforeId }, query.limit + 1);
   const page = rows.slice(0, query.limit);
-  return { deliveries: page, nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!.id) : null };
+  const last = page.at(-1);
+  return { deliveries: page, nextCursor: rows.length > query.limit && last ? encodeCursor(last.id) : null };
 }
 
 export async function retryWebhookDelivery(deps: DeliveriesDeps, id: string): Promise<Delivery> {

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config';
 import type { JobInput, Jobs } from '../db/jobs';
 import type { Pass } from '../db/passes';
-import { PermanentJobFailure, type JobContext, type TaskList } from '../queue';
+import { type JobContext, PermanentJobFailure, type TaskList } from '../queue';
 
 export const WEBHOOK_EVENT_TYPES = [
   'pass.created',

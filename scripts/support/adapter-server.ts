@@ -34,7 +34,7 @@ const listener: http.RequestListener =
         ? getRequestListener(handle, { overrideGlobalObjects: false })
         : (() => {
             throw new Error(`adapter-server: unknown adapter ${adapter} (srvx, hono or hono-keep-globals)`);
-        })();
+          })();
 
 const server = http.createServer(listener);
 server.keepAliveTimeout = 65_000;

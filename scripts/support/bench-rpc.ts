@@ -30,7 +30,10 @@ const server = http.createServer((request, response) => {
         space: 165,
         data: {
           program: 'spl-token',
-          parsed: { type: 'account', info: { isNative: false, mint, owner, state: 'initialized', tokenAmount: { amount: '1', decimals: 0, uiAmount: 1, uiAmountString: '1' } } },
+          parsed: {
+            type: 'account',
+            info: { isNative: false, mint, owner, state: 'initialized', tokenAmount: { amount: '1', decimals: 0, uiAmount: 1, uiAmountString: '1' } },
+          },
           space: 165,
         },
       },

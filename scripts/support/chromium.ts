@@ -1,7 +1,7 @@
 // Chromium for browser tests and the page-weight script (npm run measure:pages), through playwright-core (Playwright cannot
 // download its own browsers here; Debian's chromium works). Without it they fail and say how to get it.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

@@ -3,7 +3,7 @@
 // measures both; lib/passes/pkpass.test.ts checks both write the same pass.json.
 import type { PassContent } from '../../lib/passes/content';
 import { designFor } from '../../lib/passes/designs';
-import { designImages, passModel, type PassIssuer } from '../../lib/passes/pkpass';
+import { designImages, type PassIssuer, passModel } from '../../lib/passes/pkpass';
 
 export function passkitGeneratorExport(content: PassContent, issuer: Omit<PassIssuer, 'signer'>): Buffer {
   const pass = passModel(content, issuer);

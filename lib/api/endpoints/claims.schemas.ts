@@ -23,7 +23,8 @@ export const initResponseSchema = z
   .meta({
     id: 'InitResponse',
     description:
-      'A single-use sign-in message. Sign `message` as it is, or hand the other fields to a wallet with the `solana:signIn` feature, which builds the same text.',
+      'A single-use sign-in message. Sign `message` as it is, or hand the other fields to a wallet with ' +
+      'the `solana:signIn` feature, which builds the same text.',
   });
 
 export const claimBodySchema = z
@@ -35,7 +36,8 @@ export const claimBodySchema = z
       .meta({ description: 'The message from /api/v1/claim/init, or the text a wallet signIn built from its fields.' }),
     signature: base58Of(64, 'Ed25519 signature').meta({
       description:
-        'Base58 of the 64-byte Ed25519 signature over the UTF-8 bytes of `message` (or over a Solana off-chain message envelope of it, as `solana sign-offchain-message` and hardware wallets sign).',
+        'Base58 of the 64-byte Ed25519 signature over the UTF-8 bytes of `message` (or over a Solana ' +
+        'off-chain message envelope of it, as `solana sign-offchain-message` and hardware wallets sign).',
     }),
     publicKey: publicKeySchema,
     walletType: walletTypeSchema.default('Generic'),
@@ -47,7 +49,8 @@ export type ClaimBody = z.infer<typeof claimBodySchema>;
 export const claimResponseSchema = z
   .object({
     downloadUrl: z.url().meta({
-      description: 'PUBLIC_BASE_URL + /download?pass=<pass_id>. The same URL every time this wallet claims. It is a bearer secret: whoever has it can download the pass.',
+      description:
+        'PUBLIC_BASE_URL + /download?pass=<pass_id>. The same URL every time this wallet claims. It is a bearer secret: whoever has it can download the pass.',
     }),
   })
   .meta({ id: 'ClaimResponse' });

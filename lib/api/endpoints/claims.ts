@@ -2,7 +2,7 @@
 // schemas are in ./claims.schemas.ts, beside them like every feature's.
 import { claimWalletPass, issueMessage } from '../../claims';
 import { MAX_BODY_BYTES } from '../body';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_CLAIM_RESPONSE, EXAMPLE_INIT_RESPONSE } from './claims.examples';
 import { claimBodySchema, claimResponseSchema, initQuerySchema, initResponseSchema } from './claims.schemas';
 
@@ -14,7 +14,9 @@ export const CLAIM_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Claim',
     summary: 'Issue a sign-in message',
     description:
-      'Issues a single-use Sign In With Solana message for the wallet. The message is stored: it survives a restart, is valid on every instance, and issuing another never cancels it. Sign the UTF-8 bytes of `message`, then claim within `expirationTime`.',
+      'Issues a single-use Sign In With Solana message for the wallet. The message is stored: it survives ' +
+      'a restart, is valid on every instance, and issuing another never cancels it. Sign the UTF-8 bytes ' +
+      'of `message`, then claim within `expirationTime`.',
     query: initQuerySchema,
     invalidExample: { publicKey: 'not-a-key' },
     rateLimited: true,
@@ -30,15 +32,32 @@ export const CLAIM_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'claimWalletPass',
     tag: 'Claim',
     summary: 'Claim the wallet’s pass with a signed message',
-    description: `Redeems a signed message for the wallet's pass. The body is JSON (Content-Type: application/json), at most ${MAX_BODY_BYTES / 1024} KiB. The message must be one this service issued for \`publicKey\`, unexpired and unused, and \`signature\` must verify for it. Each message claims once; one wallet has one pass.`,
+    description:
+      `Redeems a signed message for the wallet's pass. The body is JSON (Content-Type: application/json), ` +
+      `at most ${MAX_BODY_BYTES / 1024} KiB. The message must be one this service issued for ` +
+      `\`publicKey\`, unexpired and unused, and \`signature\` must verify for it. Each message claims ` +
+      `once; one wallet has one pass.`,
     body: { schema: claimBodySchema, example: EXAMPLE_CLAIM_REQUEST },
     invalidExample: { message: '', signature: 'not base58', publicKey: EXAMPLE_CLAIM_REQUEST.publicKey, walletType: 'Backpack' },
     rateLimited: true,
     responses: {
-      200: { description: 'The wallet already had a pass: its URL (the same every time). The message is used up.', json: claimResponseSchema, example: EXAMPLE_CLAIM_RESPONSE },
+      200: {
+        description: 'The wallet already had a pass: its URL (the same every time). The message is used up.',
+        json: claimResponseSchema,
+        example: EXAMPLE_CLAIM_RESPONSE,
+      },
       201: { description: 'A pass was created for the wallet.', json: claimResponseSchema, example: EXAMPLE_CLAIM_RESPONSE },
     },
-    problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'not_eligible', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
+    problems: [
+      'invalid_request',
+      'message_not_issued',
+      'message_expired',
+      'signature_invalid',
+      'not_eligible',
+      'message_already_used',
+      'payload_too_large',
+      'unsupported_media_type',
+    ],
     handle: async ({ body }, { services }) => {
       const { created, downloadUrl } = await claimWalletPass(services, body);
       return { status: created ? 201 : 200, json: { downloadUrl } };

@@ -1,6 +1,6 @@
 // Who may claim (CLAIM_POLICY), as the operator console shows it: the policy and its re-checks.
 import { eligibilityStatus } from '../../eligibility/recheck';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import { eligibilityStatusSchema } from './eligibility.schemas';
 
 export const ELIGIBILITY_ENDPOINTS: readonly Endpoint[] = [
@@ -11,7 +11,10 @@ export const ELIGIBILITY_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Claim policy and re-checks',
     description:
-      'The claim policy (CLAIM_POLICY) as rules, each allowlist given only as how many addresses it holds, and the last re-check round: when it ran, how many passes it checked, voided (reason `not_eligible`) and restored, and why it stopped if the Solana RPC did not answer. Re-checks run every ELIGIBILITY_RECHECK_SECONDS on one instance at a time.',
+      'The claim policy (CLAIM_POLICY) as rules, each allowlist given only as how many addresses it holds, ' +
+      'and the last re-check round: when it ran, how many passes it checked, voided (reason ' +
+      '`not_eligible`) and restored, and why it stopped if the Solana RPC did not answer. Re-checks run ' +
+      'every ELIGIBILITY_RECHECK_SECONDS on one instance at a time.',
     auth: 'operator',
     responses: { 200: { description: 'The policy and the last round.', json: eligibilityStatusSchema } },
     problems: [],

@@ -1,8 +1,8 @@
 // Examples of the operator API's reference, made by the service's own code like ./claims.examples.ts.
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
-import { buildSignInFields, renderSignInMessage } from '../../siws';
 import { OPERATOR_STATEMENT } from '../../operators/sessions';
+import { buildSignInFields, renderSignInMessage } from '../../siws';
 
 const ORIGIN = 'https://passes.example.com';
 /** A wallet for examples only: its secret is public (the seed is 32, 31, …, 1). */

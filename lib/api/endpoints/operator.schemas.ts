@@ -11,7 +11,11 @@ import { verifyQuerySchema } from './passes.schemas';
 import { publicKeySchema } from './wallet.schemas';
 
 const iso = (description: string) => z.string().meta({ description: `${description} (ISO 8601).` });
-const isoOrNull = (description: string) => z.string().nullable().meta({ description: `${description} (ISO 8601), or null.` });
+const isoOrNull = (description: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description: `${description} (ISO 8601), or null.` });
 
 /** One line of text, 1 to `max` characters. */
 const label = (max: number, description: string) =>
@@ -19,6 +23,7 @@ const label = (max: number, description: string) =>
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
     .refine((value) => !/[\u0000-\u001f\u007f\u2028\u2029]/.test(value), 'must be one line of text')
     .meta({ description });
 
@@ -76,7 +81,10 @@ const apiKeyFields = {
 export const apiKeySchema = z.object(apiKeyFields).meta({ id: 'ApiKey', description: 'An API key, without its secret.' });
 
 export const apiKeyCreatedSchema = z
-  .object({ ...apiKeyFields, key: z.string().meta({ description: 'The key itself: shown this once, stored only as a hash. Send it as `Authorization: Bearer <key>`.' }) })
+  .object({
+    ...apiKeyFields,
+    key: z.string().meta({ description: 'The key itself: shown this once, stored only as a hash. Send it as `Authorization: Bearer <key>`.' }),
+  })
   .meta({ id: 'ApiKeyCreated' });
 
 export const apiKeyListSchema = z.object({ apiKeys: z.array(apiKeySchema) }).meta({ id: 'ApiKeyList', description: 'The keys not revoked, newest first.' });
@@ -90,7 +98,10 @@ export const PASS_STATUSES = ['active', 'voided'] as const;
 export const passesQuerySchema = z.object({
   publicKey: publicKeySchema.optional(),
   serial: verifyQuerySchema.shape.serial.optional(),
-  status: z.enum(PASS_STATUSES, { error: () => 'must be active or voided' }).optional().meta({ description: 'Only passes in this state.' }),
+  status: z
+    .enum(PASS_STATUSES, { error: () => 'must be active or voided' })
+    .optional()
+    .meta({ description: 'Only passes in this state.' }),
   cursor: cursorSchema,
   limit: limitSchema(200, 50),
 });
@@ -127,8 +138,8 @@ export const serialParamsSchema = z.object({
 
 /** A date-time a pass can carry: ISO 8601 with its time zone, years 2000 to 9999; null clears it. */
 const passDateSchema = (description: string) =>
-  z
-    .iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, such as 2026-12-31T23:00:00Z' })
+  z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, such as 2026-12-31T23:00:00Z' })
     .refine((value) => /^(2\d{3}|[3-9]\d{3})-/.test(value), 'must be in the years 2000 to 9999')
     .transform((value) => new Date(value))
     .nullable()
@@ -162,7 +173,10 @@ export const statsSchema = z
 export const DELIVERY_FILTERS = ['pending', 'delivered', 'failed'] as const;
 
 export const deliveriesQuerySchema = z.object({
-  status: z.enum(DELIVERY_FILTERS, { error: () => 'must be pending, delivered or failed' }).optional().meta({ description: 'Only deliveries in this state (`pending` includes those being sent).' }),
+  status: z
+    .enum(DELIVERY_FILTERS, { error: () => 'must be pending, delivered or failed' })
+    .optional()
+    .meta({ description: 'Only deliveries in this state (`pending` includes those being sent).' }),
   cursor: cursorSchema,
   limit: limitSchema(200, 50),
 });
@@ -174,7 +188,9 @@ export const deliverySchema = z
     type: z.enum(WEBHOOK_EVENT_TYPES),
     serialNumber: z.string().nullable(),
     status: z.enum(['pending', 'sending', 'delivered', 'failed']).meta({
-      description: '`pending`: waiting for its next attempt; `sending`: an attempt is under way; `delivered`: the receiver answered 2xx; `failed`: given up (after 24 hours of retries).',
+      description:
+        '`pending`: waiting for its next attempt; `sending`: an attempt is under way; `delivered`: the ' +
+        'receiver answered 2xx; `failed`: given up (after 24 hours of retries).',
     }),
     attempts: z.number().int(),
     lastError: z.string().nullable().meta({ description: 'Why the last attempt failed (e.g. `the receiver answered HTTP 500`).' }),

@@ -7,7 +7,7 @@ import { getOperatorPass, getStats, listOperatorPasses } from '../../operators/p
 import { createOperatorSession, endSession, issueOperatorMessage, SESSION_TTL_SECONDS } from '../../operators/sessions';
 import { restorePass, updatePassDates, voidPass } from '../../passes/lifecycle';
 import { getDeliveries, retryWebhookDelivery } from '../../webhooks/deliveries';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import { initQuerySchema, initResponseSchema } from './claims.schemas';
 import { EXAMPLE_API_KEY, EXAMPLE_OPERATOR_INIT_RESPONSE, EXAMPLE_PASS, EXAMPLE_SESSION_REQUEST, EXAMPLE_SESSION_RESPONSE } from './operator.examples';
 import {
@@ -42,12 +42,19 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Issue an operator sign-in message',
     description:
-      'The same answer as `/api/v1/claim/init`, for an operator session: its statement says so, and it can only open a session (a claim refuses it, and this sign-in refuses a claim’s message). Never gated by CLAIM_POLICY; whether the wallet is an operator is told only after it signs.',
+      'The same answer as `/api/v1/claim/init`, for an operator session: its statement says so, and it can ' +
+      'only open a session (a claim refuses it, and this sign-in refuses a claim’s message). Never gated ' +
+      'by CLAIM_POLICY; whether the wallet is an operator is told only after it signs.',
     query: initQuerySchema,
     invalidExample: { publicKey: 'not-a-key' },
     rateLimited: true,
     responses: {
-      200: { description: 'The message to sign, and its fields.', json: initResponseSchema, example: EXAMPLE_OPERATOR_INIT_RESPONSE, headers: ['Cache-Control'] },
+      200: {
+        description: 'The message to sign, and its fields.',
+        json: initResponseSchema,
+        example: EXAMPLE_OPERATOR_INIT_RESPONSE,
+        headers: ['Cache-Control'],
+      },
     },
     problems: ['invalid_request'],
     handle: async ({ query }, { services }) => ({ json: await issueOperatorMessage(services, query.publicKey) }),
@@ -58,19 +65,34 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'createOperatorSession',
     tag: 'Operators',
     summary: 'Sign in as an operator',
-    description: `Opens a session for a signed operator message: \`token\` is a bearer token for the other operator endpoints, valid ${SESSION_TTL_SECONDS / 3600} hours. A request from this service’s own pages (its Origin) also gets the session as an HttpOnly, SameSite=Strict cookie for the console. The wallet must be in OPERATOR_WALLETS (403 forbidden otherwise, told only after the signature verifies).`,
+    description:
+      `Opens a session for a signed operator message: \`token\` is a bearer token for the other operator ` +
+      `endpoints, valid ${SESSION_TTL_SECONDS / 3600} hours. A request from this service’s own pages (its ` +
+      `Origin) also gets the session as an HttpOnly, SameSite=Strict cookie for the console. The wallet ` +
+      `must be in OPERATOR_WALLETS (403 forbidden otherwise, told only after the signature verifies).`,
     body: { schema: sessionBodySchema, example: EXAMPLE_SESSION_REQUEST },
     rateLimited: true,
     responses: {
       201: { description: 'Signed in.', json: sessionResponseSchema, example: EXAMPLE_SESSION_RESPONSE, headers: ['Set-Cookie'] },
     },
-    problems: ['invalid_request', 'message_not_issued', 'message_expired', 'signature_invalid', 'forbidden', 'message_already_used', 'payload_too_large', 'unsupported_media_type'],
+    problems: [
+      'invalid_request',
+      'message_not_issued',
+      'message_expired',
+      'signature_invalid',
+      'forbidden',
+      'message_already_used',
+      'payload_too_large',
+      'unsupported_media_type',
+    ],
     handle: async ({ body, headers }, { services }) => {
       const session = await createOperatorSession(services, body);
       return {
         status: 201,
         json: { token: session.token, expiresAt: session.expiresAt.toISOString() },
-        headers: fromOwnOriginOrNoBrowser(services, { headers }) ? { 'set-cookie': sessionCookie(services, session.token, SESSION_TTL_SECONDS) } : ({} as Record<string, string>),
+        headers: fromOwnOriginOrNoBrowser(services, { headers })
+          ? { 'set-cookie': sessionCookie(services, session.token, SESSION_TTL_SECONDS) }
+          : ({} as Record<string, string>),
       };
     },
   }),
@@ -92,7 +114,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'signOut',
     tag: 'Operators',
     summary: 'Sign out',
-    description: 'Ends the session of the token (or cookie) at once, everywhere, and clears the cookie. An API key is not a session: revoke it with `DELETE /api/v1/operator/api-keys/{id}` (this answers 403 for one).',
+    description:
+      'Ends the session of the token (or cookie) at once, everywhere, and clears the cookie. An API key is ' +
+      'not a session: revoke it with `DELETE /api/v1/operator/api-keys/{id}` (this answers 403 for one).',
     auth: 'operator',
     responses: { 204: { description: 'Signed out.', headers: ['Set-Cookie'] } },
     problems: [],
@@ -108,11 +132,19 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Create an API key',
     description:
-      'A long-lived bearer token for automation: `key` is shown in this answer only (the service keeps its SHA-256). It acts for the operator who created it, until revoked or until that wallet leaves OPERATOR_WALLETS. The body (a `name`) is optional.',
+      'A long-lived bearer token for automation: `key` is shown in this answer only (the service keeps its ' +
+      'SHA-256). It acts for the operator who created it, until revoked or until that wallet leaves ' +
+      'OPERATOR_WALLETS. The body (a `name`) is optional.',
     auth: 'operator',
     body: { schema: apiKeyCreateSchema, example: { name: 'nightly export' }, optional: true },
     invalidExample: { name: '' },
-    responses: { 201: { description: 'The key, this once.', json: apiKeyCreatedSchema, example: { ...EXAMPLE_API_KEY, key: 'wpck_Jx0yH1m8Zt5Lr7Vk9Hs4Jd2Pn6Ag0Ue1To7Ri3Ew3q2' } } },
+    responses: {
+      201: {
+        description: 'The key, this once.',
+        json: apiKeyCreatedSchema,
+        example: { ...EXAMPLE_API_KEY, key: 'wpck_Jx0yH1m8Zt5Lr7Vk9Hs4Jd2Pn6Ag0Ue1To7Ri3Ew3q2' },
+      },
+    },
     problems: ['invalid_request', 'payload_too_large', 'unsupported_media_type'],
     handle: async ({ body }, { services, operator }) => {
       const created = await createApiKey(services, operator, body.name);
@@ -155,7 +187,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'List passes',
     description:
-      'Passes, newest claim first, optionally only those of one wallet (`publicKey`), one serial (`serial`) or one state (`status`). Pages by `cursor` (opaque: pass back `nextCursor`) of `limit` passes; the order is stable, so paging while passes are claimed neither repeats nor skips one.',
+      'Passes, newest claim first, optionally only those of one wallet (`publicKey`), one serial ' +
+      '(`serial`) or one state (`status`). Pages by `cursor` (opaque: pass back `nextCursor`) of `limit` ' +
+      'passes; the order is stable, so paging while passes are claimed neither repeats nor skips one.',
     auth: 'operator',
     query: passesQuerySchema,
     invalidExample: { status: 'lost' },
@@ -187,16 +221,27 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Set or clear a pass’s dates',
     description:
-      'Sets `expirationDate` (after it, Apple Wallet and Google Wallet show the pass as expired and the scanner check refuses it) and `relevantDate` (when Apple Wallet brings the pass to the lock screen). A field given as null is removed, a field left out stays as it is. A change moves `updatedAt`, rebuilds the pass, pushes registered devices, updates the Google Wallet object and sends a `pass.updated` webhook; dates the pass already has change nothing.',
+      'Sets `expirationDate` (after it, Apple Wallet and Google Wallet show the pass as expired and the ' +
+      'scanner check refuses it) and `relevantDate` (when Apple Wallet brings the pass to the lock ' +
+      'screen). A field given as null is removed, a field left out stays as it is. A change moves ' +
+      '`updatedAt`, rebuilds the pass, pushes registered devices, updates the Google Wallet object and ' +
+      'sends a `pass.updated` webhook; dates the pass already has change nothing.',
     auth: 'operator',
     params: serialParamsSchema,
     body: { schema: passDatesBodySchema, example: { expirationDate: '2026-12-31T23:00:00Z', relevantDate: null } },
     invalidExample: { expirationDate: '31/12/2026' },
-    responses: { 200: { description: 'The pass, with its dates.', json: operatorPassSchema, example: { ...EXAMPLE_PASS, status: 'active', voidReason: null, expirationDate: '2026-12-31T23:00:00.000Z' } } },
+    responses: {
+      200: {
+        description: 'The pass, with its dates.',
+        json: operatorPassSchema,
+        example: { ...EXAMPLE_PASS, status: 'active', voidReason: null, expirationDate: '2026-12-31T23:00:00.000Z' },
+      },
+    },
     problems: ['invalid_request', 'pass_not_found', 'payload_too_large', 'unsupported_media_type'],
     handle: async ({ params, body }, { services, operator }) => {
       const { pass, changed } = await updatePassDates(services, params.serialNumber, body);
-      if (changed) services.log.info({ event: 'operator_updated_pass', serial: pass.serialNumber, by: operator.publicKey }, 'operator changed the dates of a pass');
+      if (changed)
+        services.log.info({ event: 'operator_updated_pass', serial: pass.serialNumber, by: operator.publicKey }, 'operator changed the dates of a pass');
       return { json: passJson(pass) };
     },
   }),
@@ -207,7 +252,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Void a pass',
     description:
-      'Marks the pass voided with a reason: its `updatedAt` moves, the next download says `"voided": true`, registered devices are pushed the change, and a `pass.voided` webhook is sent. Voiding it again with the same reason changes nothing; with another reason, the reason is replaced.',
+      'Marks the pass voided with a reason: its `updatedAt` moves, the next download says `"voided": ' +
+      'true`, registered devices are pushed the change, and a `pass.voided` webhook is sent. Voiding it ' +
+      'again with the same reason changes nothing; with another reason, the reason is replaced.',
     auth: 'operator',
     params: serialParamsSchema,
     body: { schema: voidBodySchema, example: { reason: 'ticket refunded' } },
@@ -226,7 +273,9 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'restorePass',
     tag: 'Operators',
     summary: 'Restore a voided pass',
-    description: 'Makes a voided pass active again (its reason cleared), with the same updates as a void and a `pass.restored` webhook. Restoring an active pass changes nothing. No body.',
+    description:
+      'Makes a voided pass active again (its reason cleared), with the same updates as a void and a ' +
+      '`pass.restored` webhook. Restoring an active pass changes nothing. No body.',
     auth: 'operator',
     params: serialParamsSchema,
     malformedInput: 'pass_not_found',
@@ -244,7 +293,8 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'operatorStats',
     tag: 'Operators',
     summary: 'Statistics',
-    description: 'How many passes, active and voided, device registrations, and claims on each of the last 30 days (UTC; every day listed, zeros included, today last).',
+    description:
+      'How many passes, active and voided, device registrations, and claims on each of the last 30 days (UTC; every day listed, zeros included, today last).',
     auth: 'operator',
     responses: { 200: { description: 'The numbers.', json: statsSchema } },
     problems: [],
@@ -257,7 +307,10 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Webhooks',
     summary: 'List webhook deliveries',
     description:
-      'Every event sent (or to be sent) to WEBHOOK_URL, newest first, with its state, attempts, last error and next attempt. A failing delivery is retried with exponential backoff (10 s, doubling, at most an hour apart) for 24 hours, across restarts, by one instance; then it is `failed`. Kept 7 days once delivered, 30 days once failed. Pages like the pass list.',
+      'Every event sent (or to be sent) to WEBHOOK_URL, newest first, with its state, attempts, last error ' +
+      'and next attempt. A failing delivery is retried with exponential backoff (10 s, doubling, at most ' +
+      'an hour apart) for 24 hours, across restarts, by one instance; then it is `failed`. Kept 7 days ' +
+      'once delivered, 30 days once failed. Pages like the pass list.',
     auth: 'operator',
     query: deliveriesQuerySchema,
     invalidExample: { status: 'lost' },
@@ -275,7 +328,10 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Webhooks',
     summary: 'Retry a webhook delivery now',
     description:
-      'Makes the delivery due at once: a failed one is tried again (with one more day of retries only if it is younger than 24 hours), a pending one is not kept waiting for its backoff, and a delivered one is sent again with the same `webhook-id`. One being sent at this moment is left to that attempt. No body.',
+      'Makes the delivery due at once: a failed one is tried again (with one more day of retries only if ' +
+      'it is younger than 24 hours), a pending one is not kept waiting for its backoff, and a delivered ' +
+      'one is sent again with the same `webhook-id`. One being sent at this moment is left to that ' +
+      'attempt. No body.',
     auth: 'operator',
     params: deliveryParamsSchema,
     malformedInput: 'delivery_not_found',

@@ -14,7 +14,9 @@ export const verifyQuerySchema = z.object({
 export const passCheckSchema = z
   .object({
     genuine: z.literal(true).meta({ description: 'Always true: the pass was issued here (an unknown serial is a 404). Whether it is valid now is `status`.' }),
-    status: z.enum(['active', 'voided']).meta({ description: '`active`: not voided (valid now unless `expired`). `voided`: issued here but void; do not accept it.' }),
+    status: z
+      .enum(['active', 'voided'])
+      .meta({ description: '`active`: not voided (valid now unless `expired`). `voided`: issued here but void; do not accept it.' }),
     voidReason: z.string().nullable().meta({ description: 'Why the pass was voided (e.g. `not_eligible`); null while it is active.' }),
     expirationDate: z.string().nullable().meta({ description: 'When the pass expires (ISO 8601), as its operator set it; null: it does not.' }),
     expired: z.boolean().meta({ description: 'Past its `expirationDate`: do not accept it, whatever `status` says.' }),

@@ -1,7 +1,7 @@
 // The pass files and the check at the door: the .pkpass download, the Google Wallet link, and the
 // scanner check as JSON and as its HTML page.
 import { getGoogleSaveUrl, getPassFile, verifyPass } from '../../claims';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import { matchesEtag } from '../etag';
 import { verifyPageReply } from '../verify-page';
 import { downloadQuerySchema, googleSaveResponseSchema, passCheckSchema, verifyQuerySchema } from './passes.schemas';
@@ -14,12 +14,19 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'Download a pass file',
     description:
-      'The signed Apple Wallet pass (.pkpass) of a `downloadUrl`, as it is now: after a change of the pass (voided, restored) the file is rebuilt and re-signed, with a new ETag and Last-Modified; otherwise its bytes never change, and the ETag answers If-None-Match with 304. `Cache-Control: private`, as the URL is a bearer secret.',
+      'The signed Apple Wallet pass (.pkpass) of a `downloadUrl`, as it is now: after a change of the pass ' +
+      '(voided, restored) the file is rebuilt and re-signed, with a new ETag and Last-Modified; otherwise ' +
+      'its bytes never change, and the ETag answers If-None-Match with 304. `Cache-Control: private`, as ' +
+      'the URL is a bearer secret.',
     query: downloadQuerySchema,
     malformedInput: 'pass_not_found',
     requestHeaders: [{ name: 'If-None-Match', description: 'The ETag of a copy you have: 304 if it is current.' }],
     responses: {
-      200: { description: 'The .pkpass file.', file: 'application/vnd.apple.pkpass', headers: ['ETag', 'Last-Modified', 'Content-Disposition', 'Cache-Control'] },
+      200: {
+        description: 'The .pkpass file.',
+        file: 'application/vnd.apple.pkpass',
+        headers: ['ETag', 'Last-Modified', 'Content-Disposition', 'Cache-Control'],
+      },
       304: { description: 'Your copy (If-None-Match) is current.', headers: ['ETag'] },
     },
     problems: ['pass_not_found'],
@@ -45,7 +52,10 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'Check a pass at the door',
     description:
-      "What this service issued under a pass's public serial number (its QR code carries `/verify?serial=`): the wallet address, wallet type and claim time, and whether the pass is valid now (`status`: `active` or `voided`, with `voidReason`). The serial number is public and is not the download id, so it gives no access to the pass file.",
+      "What this service issued under a pass's public serial number (its QR code carries " +
+      '`/verify?serial=`): the wallet address, wallet type and claim time, and whether the pass is valid ' +
+      'now (`status`: `active` or `voided`, with `voidReason`). The serial number is public and is not the ' +
+      'download id, so it gives no access to the pass file.',
     query: verifyQuerySchema,
     invalidExample: { serial: 'not-a-serial' },
     responses: {
@@ -61,7 +71,9 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'The Save to Google Wallet link of a pass',
     description:
-      'The `https://pay.google.com/gp/v/save/<jwt>` link for the pass of a download id (the `pass` of a `downloadUrl`), when the service has a Google Wallet issuer. Keyed by the secret download id, since the link lets anyone save the pass.',
+      'The `https://pay.google.com/gp/v/save/<jwt>` link for the pass of a download id (the `pass` of a ' +
+      '`downloadUrl`), when the service has a Google Wallet issuer. Keyed by the secret download id, since ' +
+      'the link lets anyone save the pass.',
     query: downloadQuerySchema,
     malformedInput: 'pass_not_found',
     // Each link costs an RS256 signature: counted against the claim path's per-IP budget.
@@ -79,7 +91,9 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Passes',
     summary: 'The scanner check page',
     description:
-      "The page a pass's QR code opens, for staff at a door: whether the pass is genuine and valid (green), issued here but voided (red, \"Voided\"), or not issued here (red), with its wallet address, wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.",
+      "The page a pass's QR code opens, for staff at a door: whether the pass is genuine and valid " +
+      '(green), issued here but voided (red, "Voided"), or not issued here (red), with its wallet address, ' +
+      'wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.',
     query: verifyQuerySchema,
     responses: {
       200: { description: 'Issued by this service: genuine and valid, or voided (shown in red, never as valid).', file: 'text/html' },

@@ -44,11 +44,9 @@ export const pushTokenBodySchema = z
   .meta({ id: 'PassKitPushToken', description: 'The push token APNs knows the device by for this pass type.' });
 
 export const updatedSinceQuerySchema = z.object({
-  passesUpdatedSince: z
-    .string()
-    .max(64)
-    .optional()
-    .meta({ description: 'The `lastUpdated` tag of an earlier answer: only passes changed after it are listed. Without it, every pass the device registered.' }),
+  passesUpdatedSince: z.string().max(64).optional().meta({
+    description: 'The `lastUpdated` tag of an earlier answer: only passes changed after it are listed. Without it, every pass the device registered.',
+  }),
 });
 
 export const serialNumbersSchema = z

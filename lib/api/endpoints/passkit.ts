@@ -1,7 +1,7 @@
 // Living passes: Apple's PassKit web service (docs/living-passes.md), under /passkit/v1. Wallet
 // authenticates with the pass's own token (`Authorization: ApplePass`), checked by the use cases.
 import { latestPass, recordDeviceLogs, registerDevice, unregisterDevice, updatedSerials } from '../../passes/web-service';
-import { endpoint, type Endpoint, type Reply } from '../endpoint';
+import { type Endpoint, endpoint, type Reply } from '../endpoint';
 import {
   deviceParamsSchema,
   logsBodySchema,
@@ -20,7 +20,10 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     tag: 'PassKit',
     summary: 'Register a device for a pass’s updates',
     description:
-      "Wallet calls this when a pass is added: the device's push token is kept, and every change of the pass sends it an APNs push. Needs `Authorization: ApplePass <authenticationToken>` (the token in the pass's pass.json). Registering again answers 200 and keeps one registration (with the newest push token).",
+      "Wallet calls this when a pass is added: the device's push token is kept, and every change of the " +
+      'pass sends it an APNs push. Needs `Authorization: ApplePass <authenticationToken>` (the token in ' +
+      "the pass's pass.json). Registering again answers 200 and keeps one registration (with the newest " +
+      'push token).',
     params: registrationParamsSchema,
     body: { schema: pushTokenBodySchema, example: { pushToken: '8a9b7c6d5e4f30211f2e3d4c5b6a79880a9b8c7d6e5f40312f1e0d3c4b5a6978' } },
     requestHeaders: [{ name: 'Authorization', description: '`ApplePass <authenticationToken>`' }],
@@ -40,7 +43,9 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'passkitUnregisterDevice',
     tag: 'PassKit',
     summary: 'Unregister a device from a pass’s updates',
-    description: 'Wallet calls this when the pass is removed from the device. Needs `Authorization: ApplePass <authenticationToken>`. 200 whether or not the device was registered.',
+    description:
+      'Wallet calls this when the pass is removed from the device. Needs `Authorization: ApplePass ' +
+      '<authenticationToken>`. 200 whether or not the device was registered.',
     params: registrationParamsSchema,
     requestHeaders: [{ name: 'Authorization', description: '`ApplePass <authenticationToken>`' }],
     responses: { 200: { description: 'Not registered (any more).' } },
@@ -57,7 +62,9 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     tag: 'PassKit',
     summary: 'The serial numbers of a device’s passes that changed',
     description:
-      'After a push, Wallet asks which of the passes this device registered changed since the tag it was given last time (`passesUpdatedSince`), then fetches each. Every pass changed after the tag is listed; without the tag, all of them. 204 when none.',
+      'After a push, Wallet asks which of the passes this device registered changed since the tag it was ' +
+      'given last time (`passesUpdatedSince`), then fetches each. Every pass changed after the tag is ' +
+      'listed; without the tag, all of them. 204 when none.',
     params: deviceParamsSchema,
     query: updatedSinceQuerySchema,
     responses: {
@@ -77,7 +84,9 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     tag: 'PassKit',
     summary: 'The latest version of a pass',
     description:
-      'The current signed .pkpass, rebuilt after every change (a voided pass says `"voided": true`). Needs `Authorization: ApplePass <authenticationToken>`. `If-Modified-Since` at or after `Last-Modified`: 304.',
+      'The current signed .pkpass, rebuilt after every change (a voided pass says `"voided": true`). Needs ' +
+      '`Authorization: ApplePass <authenticationToken>`. `If-Modified-Since` at or after `Last-Modified`: ' +
+      '304.',
     params: passParamsSchema,
     requestHeaders: [
       { name: 'Authorization', description: '`ApplePass <authenticationToken>`' },
@@ -110,7 +119,8 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'passkitLog',
     tag: 'PassKit',
     summary: 'Wallet’s error reports',
-    description: 'Wallet reports problems it met with this web service; they are written to the service log (at most 20 entries of 1,000 characters per request).',
+    description:
+      'Wallet reports problems it met with this web service; they are written to the service log (at most 20 entries of 1,000 characters per request).',
     body: { schema: logsBodySchema, example: { logs: ['Web service error for pass.example: Response to GET was not a valid pass.'] } },
     responses: { 200: { description: 'Logged.' } },
     problems: ['invalid_request', 'payload_too_large', 'unsupported_media_type'],

@@ -1,7 +1,7 @@
 // The service's own endpoints: its health, and this API's OpenAPI document (served from the
 // cache ./index.ts hands in, as the document describes the whole table, this file included).
 import { checkHealth } from '../../health';
-import { endpoint, type Endpoint } from '../endpoint';
+import { type Endpoint, endpoint } from '../endpoint';
 import type { OpenApiDocument } from '../openapi';
 import { healthResponseSchema, openApiDocumentSchema } from './service.schemas';
 

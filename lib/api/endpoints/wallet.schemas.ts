@@ -30,10 +30,8 @@ export const publicKeySchema = base58Of(32, 'Ed25519 public key').meta({
   examples: ['9C6hybhQ6Aycep9jaUnP6uL9ZYvDjUp1aSkFWPUFJtpj'],
 });
 
-export const walletTypeSchema = z
-  .enum(WALLET_TYPES, { error: () => `must be one of: ${WALLET_TYPES.join(', ')}` })
-  .meta({
-    id: 'WalletType',
-    description: 'The wallet app, as the Solana wallet adapters name it. Each has its own pass design.',
-    examples: ['Phantom'],
-  });
+export const walletTypeSchema = z.enum(WALLET_TYPES, { error: () => `must be one of: ${WALLET_TYPES.join(', ')}` }).meta({
+  id: 'WalletType',
+  description: 'The wallet app, as the Solana wallet adapters name it. Each has its own pass design.',
+  examples: ['Phantom'],
+});

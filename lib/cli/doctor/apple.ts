@@ -2,7 +2,7 @@
 // signed with it. How the material is judged is lib/passes/certificates.ts's; these lines say, for
 // each way it can be wrong, what the operator sees and how to fix it.
 import type { KeyObject, X509Certificate } from 'node:crypto';
-import { ConfigError, type AppleSigning, type Config } from '../../config';
+import { type AppleSigning, type Config, ConfigError } from '../../config';
 import {
   ensureDevelopmentChain,
   issuance,
@@ -12,7 +12,7 @@ import {
   readSignerKey,
   validityAt,
 } from '../../passes/certificates';
-import { bad, ok, type CheckLine, type FailedLine } from './check-line';
+import { bad, type CheckLine, type FailedLine, ok } from './check-line';
 import { configurationProblem, FIXES } from './configuration';
 import { describeName, errorSummary, isoDate } from './describe';
 import { checkSamplePass } from './sample-pass';
@@ -57,7 +57,7 @@ function readAppleMaterial(config: Config): AppleMaterial | FailedLine {
   try {
     apple = config.apple ?? { ...ensureDevelopmentChain(config.dataDir) };
   } catch (error) {
-    return bad('development certificates', `cannot be created in DATA_DIR (${errorSummary(error)})`, FIXES.DATA_DIR!);
+    return bad('development certificates', `cannot be created in DATA_DIR (${errorSummary(error)})`, FIXES.DATA_DIR);
   }
   try {
     const signer = parseCertificate(apple.signerCertPem, 'APPLE_SIGNER_CERT');
@@ -111,7 +111,7 @@ function checkWwdrIssuedSigner({ signer, wwdr, development }: AppleMaterial, now
   if (issued === 'other name') {
     return bad(what, `the signer certificate was issued by "${describeName(signer.issuer)}", not by "${describeName(wwdr.subject)}"`, fix);
   }
-  if (issued === 'other key') return bad(what, 'it has the name of the signer certificate\'s issuer, but its key did not sign it', fix);
+  if (issued === 'other key') return bad(what, "it has the name of the signer certificate's issuer, but its key did not sign it", fix);
   if (validityAt(wwdr, now) === 'expired') return bad(what, `the WWDR certificate expired on ${isoDate(new Date(wwdr.validTo))}`, fix);
   return ok(what);
 }

@@ -1,8 +1,6 @@
 // One line of the doctor's report: `✓ <what>`, or `✗ <what>: <problem>. Fix: <how>`.
 
-export type CheckLine =
-  | { ok: true; what: string }
-  | { ok: false; what: string; problem: string; fix: string; warning?: boolean };
+export type CheckLine = { ok: true; what: string } | { ok: false; what: string; problem: string; fix: string; warning?: boolean };
 
 export type FailedLine = Extract<CheckLine, { ok: false }>;
 

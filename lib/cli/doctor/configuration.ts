@@ -1,5 +1,5 @@
 // The configuration check: every variable loadConfig refuses, named in one run.
-import { ConfigError, loadConfig, type Config } from '../../config';
+import { type Config, ConfigError, loadConfig } from '../../config';
 import { bad, type FailedLine } from './check-line';
 
 export type Env = Record<string, string | undefined>;
@@ -53,7 +53,7 @@ export function loadConfigReportingEach(env: Env): { config?: Config; problems: 
   }
 }
 
-export const FIXES: Record<string, string> = {
+export const FIXES = {
   OPERATOR_WALLETS: 'list wallet addresses separated by commas (README.md, "Configuration")',
   CLAIM_POLICY: 'correct the policy at that place (README.md, "Who may claim" shows each rule)',
   SOLANA_RPC_URL: 'set SOLANA_RPC_URL to a Solana JSON-RPC endpoint such as https://api.mainnet-beta.solana.com',
@@ -64,9 +64,10 @@ export const FIXES: Record<string, string> = {
 
 /** A refused variable: named, with its reason (which never holds the value). */
 export function configurationProblem(problem: ConfigError): FailedLine {
-  const [, reason] = /^[^:]+: (.*)$/s.exec(problem.message) ?? [undefined, problem.message];
+  const reason = /^[^:]+: (.*)$/s.exec(problem.message)?.[1] ?? problem.message;
+  const fixes: Partial<Record<string, string>> = FIXES;
   const fix = APPLE_VARIABLES.includes(problem.variable)
     ? APPLE_FIX
-    : (FIXES[problem.variable] ?? `correct ${problem.variable} (README.md, "Configuration" lists every variable)`);
-  return bad(problem.variable, reason!.replace(/\.$/, ''), fix);
+    : (fixes[problem.variable] ?? `correct ${problem.variable} (README.md, "Configuration" lists every variable)`);
+  return bad(problem.variable, reason.replace(/\.$/, ''), fix);
 }

@@ -6,7 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Config } from '../../config';
 import { DatabaseOpenError, embeddedDatabaseHolder, lockDataDir, withDefaultUser } from '../../db/client';
-import { bad, ok, type CheckLine } from './check-line';
+import { bad, type CheckLine, ok } from './check-line';
 import { describeUrl, errorSummary, redact } from './describe';
 
 /** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in DATA_DIR. */

@@ -1,20 +1,20 @@
 // npm run doctor, run on real files, the real PostgreSQL and Redis of this machine, and real
 // sockets: one good configuration, then one broken configuration per check, each of which must
 // fail that check alone and name the problem without printing a secret.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import forge from 'node-forge';
 import { Redis } from 'ioredis';
+import forge from 'node-forge';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDefaultUser } from '../../db/client';
-import { formatLine, isFailure, runDoctor, type DoctorOptions, type DoctorReport } from './index';
+import { type DoctorOptions, type DoctorReport, formatLine, isFailure, runDoctor } from './index';
 
 // These tests need the PostgreSQL and Redis this machine runs (see FACTS.md); beforeAll fails with
 // the reason when either does not answer, rather than letting the good configuration fail vaguely.
@@ -45,7 +45,7 @@ function makeCa(organizationalUnit: string): Chain['ca'] {
   const keys = rsaKey();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
-  cert.serialNumber = '01' + randomBytes(8).toString('hex');
+  cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
   cert.validity.notBefore = new Date(Date.now() - DAY_MS);
   cert.validity.notAfter = new Date(Date.now() + 3650 * DAY_MS);
   const name = [
@@ -55,7 +55,10 @@ function makeCa(organizationalUnit: string): Chain['ca'] {
   ];
   cert.setSubject(name);
   cert.setIssuer(name);
-  cert.setExtensions([{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, critical: true }]);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, critical: true },
+  ]);
   cert.sign(keys.key, forge.md.sha256.create());
   return { cert, key: keys.key };
 }
@@ -65,7 +68,7 @@ function makeSigner(ca: Chain['ca'], options: { key?: ReturnType<typeof rsaKey>;
   const key = options.key ?? rsaKey();
   const cert = forge.pki.createCertificate();
   cert.publicKey = key.publicKey;
-  cert.serialNumber = '02' + randomBytes(8).toString('hex');
+  cert.serialNumber = `02${randomBytes(8).toString('hex')}`;
   cert.validity.notBefore = new Date(Date.now() - DAY_MS);
   cert.validity.notAfter = options.notAfter ?? new Date(Date.now() + 365 * DAY_MS);
   cert.setSubject([
@@ -76,7 +79,10 @@ function makeSigner(ca: Chain['ca'], options: { key?: ReturnType<typeof rsaKey>;
     { name: 'countryName', value: 'US' },
   ]);
   cert.setIssuer(ca.cert.subject.attributes);
-  cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, critical: true }]);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
+  ]);
   cert.sign(ca.key, forge.md.sha256.create());
   return { signerPem: forge.pki.certificateToPem(cert), keyPem: key.pem, key };
 }
@@ -151,7 +157,11 @@ beforeAll(async () => {
     request.on('end', () => {
       const { id, method } = JSON.parse(body) as { id: number; method: string };
       response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify(method === 'getHealth' ? { jsonrpc: '2.0', id, result: 'ok' } : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
+      response.end(
+        JSON.stringify(
+          method === 'getHealth' ? { jsonrpc: '2.0', id, result: 'ok' } : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } },
+        ),
+      );
     });
   });
   rpcPort = await listen(rpc);
@@ -162,7 +172,11 @@ beforeAll(async () => {
   silentPort = await listen(silent);
   servers.push(silent);
 
-  const google = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { format: 'pem', type: 'pkcs8' }, publicKeyEncoding: { format: 'pem', type: 'spki' } });
+  const google = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
+    publicKeyEncoding: { format: 'pem', type: 'spki' },
+  });
   goodEnv = {
     DATA_DIR: freshDir(),
     DATABASE_URL: POSTGRES_URL,
@@ -254,13 +268,24 @@ describe('npm run doctor: a good configuration', () => {
     const report = await doctor(env);
     expect(report.exitCode).toBe(0);
     const warning = report.lines.filter((line) => !line.ok);
-    expect(warning.map(formatLine)).toEqual([expect.stringMatching(/^✗ development certificates: passes will not install on a phone .*\. Fix: set APPLE_PASS_TYPE_ID, .* \(a warning: it fails the doctor only with --production\)$/)]);
+    expect(warning.map(formatLine)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          /^✗ development certificates: passes will not install on a phone .*\. /.source +
+            /Fix: set APPLE_PASS_TYPE_ID, .* \(a warning: it fails the doctor only with --production\)$/.source,
+        ),
+      ),
+    ]);
     expect(printed(report)).toContain('✓ a sample pass builds and its signature verifies (openssl cms -verify)');
     expect(printed(report)).toContain('✓ signer certificate is for the development pass type id pass.dev.wallet-pass-claim and team id DEVTEAM000');
 
     const production = await doctor(env, { production: true });
     expect(production.exitCode).toBe(1);
-    expect(failures(production, true)).toEqual([expect.stringMatching(/^✗ development certificates: passes will not install on a phone .*Fix: set APPLE_PASS_TYPE_ID, .*"Apple Wallet signing material"\)$/)]);
+    expect(failures(production, true)).toEqual([
+      expect.stringMatching(
+        /^✗ development certificates: passes will not install on a phone .*Fix: set APPLE_PASS_TYPE_ID, .*"Apple Wallet signing material"\)$/,
+      ),
+    ]);
   });
 
   it('fails the sample pass when openssl refuses its signature', async () => {
@@ -268,7 +293,8 @@ describe('npm run doctor: a good configuration', () => {
     const report = await doctor(goodEnv, { openssl: 'false' });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ a sample pass builds and its signature verifies (openssl cms -verify): openssl refused the signature. Fix: report this as a bug, with the openssl version',
+      '✗ a sample pass builds and its signature verifies (openssl cms -verify): openssl refused the ' +
+        'signature. Fix: report this as a bug, with the openssl version',
     ]);
   });
 
@@ -285,8 +311,11 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ Apple signer key matches the signer certificate: APPLE_SIGNER_KEY belongs to another certificate. Fix: give the key made with the CSR of this certificate, or the certificate of this key',
-      '✗ a sample pass builds and its signature verifies (openssl cms -verify): not built: APPLE_SIGNER_KEY: does not belong to the certificate in APPLE_SIGNER_CERT. Fix: fix the Apple problems above first',
+      '✗ Apple signer key matches the signer certificate: APPLE_SIGNER_KEY belongs to another certificate. ' +
+        'Fix: give the key made with the CSR of this certificate, or the certificate of this key',
+      '✗ a sample pass builds and its signature verifies (openssl cms -verify): not built: ' +
+        'APPLE_SIGNER_KEY: does not belong to the certificate in APPLE_SIGNER_CERT. Fix: fix the Apple ' +
+        'problems above first',
     ]);
     expectNoSecrets(report, env);
   });
@@ -297,7 +326,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_SIGNER_CERT: expiring.signerPem });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ Apple signer certificate valid until ${date}: it expires on ${date}, in 10 days. Fix: create a new Pass Type ID certificate in the Apple Developer portal and replace APPLE_SIGNER_CERT and APPLE_SIGNER_KEY`,
+      `✗ Apple signer certificate valid until ${date}: it expires on ${date}, in 10 days. Fix: create a ` +
+        `new Pass Type ID certificate in the Apple Developer portal and replace APPLE_SIGNER_CERT and ` +
+        `APPLE_SIGNER_KEY`,
     ]);
   });
 
@@ -305,8 +336,14 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_WWDR_CERT: otherChain.wwdrPem });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ APPLE_WWDR_CERT issued the signer certificate: the signer certificate was issued by "CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=G4, O=Test", not by "CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=Apple Worldwide Developer Relations, O=Test". Fix: use the WWDR intermediate that issued it (today G4: https://www.apple.com/certificateauthority/)',
-      expect.stringContaining('sample pass builds and its signature verifies (openssl cms -verify): not built: APPLE_WWDR_CERT: did not issue APPLE_SIGNER_CERT'),
+      '✗ APPLE_WWDR_CERT issued the signer certificate: the signer certificate was issued by "CN=Apple ' +
+        'Worldwide Developer Relations Certification Authority (test stand-in), OU=G4, O=Test", not by ' +
+        '"CN=Apple Worldwide Developer Relations Certification Authority (test stand-in), OU=Apple Worldwide ' +
+        'Developer Relations, O=Test". Fix: use the WWDR intermediate that issued it (today G4: ' +
+        'https://www.apple.com/certificateauthority/)',
+      expect.stringContaining(
+        'sample pass builds and its signature verifies (openssl cms -verify): not built: APPLE_WWDR_CERT: did not issue APPLE_SIGNER_CERT',
+      ),
     ]);
   });
 
@@ -316,7 +353,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_WWDR_CERT: impostor.wwdrPem });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      "✗ APPLE_WWDR_CERT issued the signer certificate: it has the name of the signer certificate's issuer, but its key did not sign it. Fix: use the WWDR intermediate that issued it (today G4: https://www.apple.com/certificateauthority/)",
+      "✗ APPLE_WWDR_CERT issued the signer certificate: it has the name of the signer certificate's " +
+        'issuer, but its key did not sign it. Fix: use the WWDR intermediate that issued it (today G4: ' +
+        'https://www.apple.com/certificateauthority/)',
       expect.stringContaining('not built: APPLE_WWDR_CERT: did not issue APPLE_SIGNER_CERT'),
     ]);
   });
@@ -325,7 +364,10 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, APPLE_PASS_TYPE_ID: 'pass.com.example.other' });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ signer certificate is for APPLE_PASS_TYPE_ID pass.com.example.other and APPLE_TEAM_ID ${TEAM_ID}: the certificate's subject has UID=${PASS_TYPE_ID}, OU=${TEAM_ID}. Fix: set APPLE_PASS_TYPE_ID=${PASS_TYPE_ID} and APPLE_TEAM_ID=${TEAM_ID}, or use the certificate made for pass.com.example.other`,
+      `✗ signer certificate is for APPLE_PASS_TYPE_ID pass.com.example.other and APPLE_TEAM_ID ${TEAM_ID}: ` +
+        `the certificate's subject has UID=${PASS_TYPE_ID}, OU=${TEAM_ID}. Fix: set ` +
+        `APPLE_PASS_TYPE_ID=${PASS_TYPE_ID} and APPLE_TEAM_ID=${TEAM_ID}, or use the certificate made for ` +
+        `pass.com.example.other`,
     ]);
     const team = await doctor({ ...goodEnv, APPLE_TEAM_ID: 'ZZZZZ99999' });
     expect(failures(team)).toEqual([expect.stringContaining(`the certificate's subject has UID=${PASS_TYPE_ID}, OU=${TEAM_ID}`)]);
@@ -337,7 +379,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ database (PostgreSQL at postgres://127.0.0.1:${port}/test): does not answer select 1 (connect ECONNREFUSED 127.0.0.1:${port}). Fix: start PostgreSQL, or correct DATABASE_URL (host, port, database, user, password)`,
+      `✗ database (PostgreSQL at postgres://127.0.0.1:${port}/test): does not answer select 1 (connect ` +
+        `ECONNREFUSED 127.0.0.1:${port}). Fix: start PostgreSQL, or correct DATABASE_URL (host, port, ` +
+        `database, user, password)`,
     ]);
     expectNoSecrets(report, env);
   });
@@ -348,18 +392,26 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ Redis (redis://127.0.0.1:${port}): does not answer PING (connect ECONNREFUSED 127.0.0.1:${port}). Fix: start Redis, or correct REDIS_URL (host, port, password)`,
+      `✗ Redis (redis://127.0.0.1:${port}): does not answer PING (connect ECONNREFUSED 127.0.0.1:${port}). ` +
+        `Fix: start Redis, or correct REDIS_URL (host, port, password)`,
     ]);
     expectNoSecrets(report, env);
   });
 
   it('a Google service account key that is EC, not RSA', async () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { format: 'pem', type: 'pkcs8' }, publicKeyEncoding: { format: 'pem', type: 'spki' } });
+    const ec = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
+      publicKeyEncoding: { format: 'pem', type: 'spki' },
+    });
     const env = { ...goodEnv, GOOGLE_SERVICE_ACCOUNT: JSON.stringify({ client_email: 'passes@example.iam.gserviceaccount.com', private_key: ec.privateKey }) };
     const report = await doctor(env);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ Google Wallet service account key is an RSA PKCS#8 key, client_email passes@example.iam.gserviceaccount.com: GOOGLE_SERVICE_ACCOUNT: private_key is not an RSA private key in PKCS#8 PEM. Fix: download a new JSON key for the service account (Google Cloud console, IAM, Service accounts, Keys)',
+      '✗ Google Wallet service account key is an RSA PKCS#8 key, client_email ' +
+        'passes@example.iam.gserviceaccount.com: GOOGLE_SERVICE_ACCOUNT: private_key is not an RSA private ' +
+        'key in PKCS#8 PEM. Fix: download a new JSON key for the service account (Google Cloud console, IAM, ' +
+        'Service accounts, Keys)',
     ]);
     expectNoSecrets(report, env);
   });
@@ -368,7 +420,8 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, OPERATOR_WALLETS: `${WALLET_A}, ${WALLET_B}, 0x52908400098527886E0F7030069857D2E4169EE7` });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ OPERATOR_WALLETS: entry 3 of 3 is not a wallet address (base58 text of 32 bytes). Fix: list wallet addresses separated by commas (README.md, "Configuration")',
+      '✗ OPERATOR_WALLETS: entry 3 of 3 is not a wallet address (base58 text of 32 bytes). Fix: list ' +
+        'wallet addresses separated by commas (README.md, "Configuration")',
     ]);
     expect(printed(report).join('\n')).not.toContain('0x5290');
     // The other checks still ran.
@@ -379,7 +432,9 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const report = await doctor({ ...goodEnv, CLAIM_POLICY: JSON.stringify({ any: [{ allow: [WALLET_A] }, { token: { mint: USDC, minAmount: '1.5' } }] }) });
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      '✗ CLAIM_POLICY: any[1].token.minAmount must be a whole number of base units written as decimal digits, e.g. "1000000" (no sign, no decimal point). Fix: correct the policy at that place (README.md, "Who may claim" shows each rule)',
+      '✗ CLAIM_POLICY: any[1].token.minAmount must be a whole number of base units written as decimal ' +
+        'digits, e.g. "1000000" (no sign, no decimal point). Fix: correct the policy at that place ' +
+        '(README.md, "Who may claim" shows each rule)',
     ]);
     expect(printed(report).join('\n')).not.toContain(WALLET_A);
     const notJson = await doctor({ ...goodEnv, CLAIM_POLICY: `{"allow": ["${WALLET_A}",]}` });
@@ -393,7 +448,8 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(report.exitCode).toBe(1);
     expect(failures(report)).toEqual([
-      `✗ SOLANA_RPC_URL (http://127.0.0.1:${silentPort}): does not answer getHealth (no answer in time). Fix: check the endpoint and its API key, or choose another RPC provider`,
+      `✗ SOLANA_RPC_URL (http://127.0.0.1:${silentPort}): does not answer getHealth (no answer in time). ` +
+        `Fix: check the endpoint and its API key, or choose another RPC provider`,
     ]);
     expectNoSecrets(report, env);
   });
@@ -402,12 +458,19 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const { SOLANA_RPC_URL: _, ...env } = goodEnv;
     const report = await doctor(env);
     expect(failures(report)).toEqual([
-      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules, which read the chain. Fix: set SOLANA_RPC_URL to a Solana JSON-RPC endpoint such as https://api.mainnet-beta.solana.com',
+      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules, which read the chain. ' +
+        'Fix: set SOLANA_RPC_URL to a Solana JSON-RPC endpoint such as https://api.mainnet-beta.solana.com',
     ]);
   });
 
   it('names every bad variable in one run, and still runs the checks the others allow', async () => {
-    const report = await doctor({ ...goodEnv, PORT: 'eighty', APPLE_SIGNER_KEY: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7', OPERATOR_WALLETS: 'x', WEBHOOK_SECRET: 'hunter2' });
+    const report = await doctor({
+      ...goodEnv,
+      PORT: 'eighty',
+      APPLE_SIGNER_KEY: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+      OPERATOR_WALLETS: 'x',
+      WEBHOOK_SECRET: 'hunter2',
+    });
     expect(report.exitCode).toBe(1);
     const lines = failures(report);
     expect(lines.map((line) => line.split(':')[0])).toEqual(['✗ PORT', '✗ APPLE_SIGNER_KEY', '✗ OPERATOR_WALLETS', '✗ WEBHOOK_SECRET']);
@@ -449,9 +512,13 @@ describe('npm run doctor: the embedded database', () => {
   /** Another live process holding DATA_DIR/pglite.lock, as the running service does. */
   async function holdLock(): Promise<ChildProcess> {
     const lock = path.join(dataDir, 'pglite.lock');
-    const child = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(lock)}, String(process.pid)); console.log('held'); setInterval(() => {}, 1000)`], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-e', `require('fs').writeFileSync(${JSON.stringify(lock)}, String(process.pid)); console.log('held'); setInterval(() => {}, 1000)`],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout!.once('data', () => resolve());
       child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
@@ -482,7 +549,9 @@ describe('npm run doctor: the embedded database', () => {
     try {
       const port = await healthServer(200);
       const report = await doctor({ DATA_DIR: dataDir, PORT: String(port) });
-      expect(printed(report)).toContain(`✓ embedded database in use by the running service (pid ${holder.pid}); GET http://127.0.0.1:${port}/health answers 200`);
+      expect(printed(report)).toContain(
+        `✓ embedded database in use by the running service (pid ${holder.pid}); GET http://127.0.0.1:${port}/health answers 200`,
+      );
       expect(report.exitCode).toBe(0);
       // The lock is still the holder's: the doctor did not take it over.
       expect(readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8')).toBe(String(holder.pid));
@@ -490,12 +559,21 @@ describe('npm run doctor: the embedded database', () => {
       const unhealthy = await healthServer(503);
       const sick = await doctor({ DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://127.0.0.1:${unhealthy}` });
       expect(failures(sick)).toEqual([
-        `✗ embedded database in use by the running service (pid ${holder.pid}); GET http://127.0.0.1:${unhealthy}/health answers 200: it answered 503. Fix: read the log of process ${holder.pid}: its database does not answer`,
+        `✗ embedded database in use by the running service (pid ${holder.pid}); GET ` +
+          `http://127.0.0.1:${unhealthy}/health answers 200: it answered 503. Fix: read the log of process ` +
+          `${holder.pid}: its database does not answer`,
       ]);
 
       const nobody = await closedPort();
       const gone = await doctor({ DATA_DIR: dataDir, PORT: String(nobody) });
-      expect(failures(gone)).toEqual([expect.stringMatching(new RegExp(`^✗ embedded database in use by the running service \\(pid ${holder.pid}\\); .*: it does not answer \\(fetch failed: ECONNREFUSED\\)\\. Fix: if process ${holder.pid} is not this service`))]);
+      expect(failures(gone)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^✗ embedded database in use by the running service \\(pid ${holder.pid}\\); .*: it does not answer ` +
+              `\\(fetch failed: ECONNREFUSED\\)\\. Fix: if process ${holder.pid} is not this service`,
+          ),
+        ),
+      ]);
     } finally {
       await release(holder);
     }

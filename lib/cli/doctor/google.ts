@@ -1,7 +1,7 @@
 // The Google Wallet check: the service account key signs as the service will sign with it.
-import { ConfigError, type Config } from '../../config';
+import { type Config, ConfigError } from '../../config';
 import { createGoogleWallet } from '../../passes/google-wallet';
-import { bad, ok, type CheckLine } from './check-line';
+import { bad, type CheckLine, ok } from './check-line';
 import { errorSummary } from './describe';
 
 /** Prevents: "the Save to Google Wallet link is refused" (a key that cannot sign RS256 JWTs). */

@@ -14,15 +14,15 @@
 import { parseArgs } from 'node:util';
 import { processEnvironment } from '../../config';
 import { appleChecks } from './apple';
-import { formatLine, isFailure, ok, type CheckLine } from './check-line';
-import { APPLE_VARIABLES, configurationProblem, loadConfigReportingEach, type Env } from './configuration';
+import { type CheckLine, formatLine, isFailure, ok } from './check-line';
+import { APPLE_VARIABLES, configurationProblem, type Env, loadConfigReportingEach } from './configuration';
 import { checkDatabase } from './database';
 import { checkGoogleKey } from './google';
 import { checkRedis } from './redis';
 import { checkApnsUrl, checkClaimPolicy, checkOperatorWallets, checkWebhook } from './settings';
 import { checkSolanaRpc } from './solana';
 
-export { formatLine, isFailure, type CheckLine } from './check-line';
+export { type CheckLine, formatLine, isFailure } from './check-line';
 
 export type DoctorOptions = {
   env: Env;

@@ -1,7 +1,7 @@
 // The Redis check: REDIS_URL, when set, answers PING.
 import { Redis } from 'ioredis';
 import type { Config } from '../../config';
-import { bad, ok, type CheckLine } from './check-line';
+import { bad, type CheckLine, ok } from './check-line';
 import { describeUrl, errorSummary, redact } from './describe';
 
 /** Prevents: "rate limits are per instance after all" (REDIS_URL set but Redis unreachable). */

@@ -8,24 +8,19 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import * as pkijs from 'pkijs';
 import type { AppleSigning, Config } from '../../config';
-import { checkAppleSigning, ensureDevelopmentChain } from '../../passes/certificates';
+import { checkAppleSigning, ensureDevelopmentChain, type SigningMaterial } from '../../passes/certificates';
 import { createManifestSigner } from '../../passes/manifest-signer';
 import { buildPkpass } from '../../passes/pkpass';
-import { bad, ok, type CheckLine } from './check-line';
+import { bad, type CheckLine, ok } from './check-line';
 import { errorSummary } from './describe';
 
 /** Any valid address: the sample pass is never served. */
 const SAMPLE_WALLET = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 
 /** Prevents: "the download is a broken pass" (anything between the certificates and the zip). */
-export async function checkSamplePass(
-  config: Config,
-  material: { apple: AppleSigning; development: boolean },
-  now: Date,
-  openssl: string,
-): Promise<CheckLine> {
+export async function checkSamplePass(config: Config, material: { apple: AppleSigning; development: boolean }, now: Date, openssl: string): Promise<CheckLine> {
   let what = 'a sample pass builds and its signature verifies (openssl cms -verify)';
-  let signing;
+  let signing: SigningMaterial;
   try {
     signing = material.development ? { ...ensureDevelopmentChain(config.dataDir) } : checkAppleSigning(material.apple, now);
   } catch (error) {
@@ -45,8 +40,10 @@ export async function checkSamplePass(
     const files = unzipSync(pass);
     const manifest = files['manifest.json'];
     const signature = files.signature;
+    const passFile = files['pass.json'];
     if (!manifest || !signature) return bad(what, 'the pass has no manifest.json or no signature', 'report this as a bug');
-    const passJson = JSON.parse(Buffer.from(files['pass.json']!).toString('utf8')) as { passTypeIdentifier?: string; teamIdentifier?: string };
+    if (!passFile) return bad(what, 'the pass has no pass.json', 'report this as a bug');
+    const passJson = JSON.parse(Buffer.from(passFile).toString('utf8')) as { passTypeIdentifier?: string; teamIdentifier?: string };
     if (passJson.passTypeIdentifier !== signing.passTypeIdentifier || passJson.teamIdentifier !== signing.teamIdentifier) {
       return bad(what, 'pass.json does not carry the configured pass type id and team id', 'report this as a bug');
     }

@@ -2,7 +2,7 @@
 // them (who may sign in, who may claim, where events go), so a surprise shows before going live.
 import type { Config } from '../../config';
 import { describePolicy } from '../../eligibility/policy';
-import { ok, type CheckLine } from './check-line';
+import { type CheckLine, ok } from './check-line';
 import { describeUrl } from './describe';
 
 /** Prevents: "I cannot sign in to the console" going unnoticed until the day it is needed. */

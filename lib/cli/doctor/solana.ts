@@ -1,7 +1,7 @@
 // The Solana RPC check: SOLANA_RPC_URL, whenever it is set, answers a JSON-RPC getHealth.
 import type { Config } from '../../config';
 import { needsRpc } from '../../eligibility/policy';
-import { bad, ok, type CheckLine } from './check-line';
+import { bad, type CheckLine, ok } from './check-line';
 import { describeUrl, errorSummary, redact } from './describe';
 
 /** Prevents: "every claim answers 503" when the policy reads the chain through a dead RPC endpoint. */
