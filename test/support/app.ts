@@ -1,15 +1,13 @@
 // The service under test, driven through its endpoint table and the same frame the server uses
 // (lib/api), with a real database: PGlite in a fresh DATA_DIR, or a fresh database on the
-// PostgreSQL server of TEST_DATABASE_URL.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// PostgreSQL server of TEST_DATABASE_URL, each a copy of the run's migrated template.
+import { rmSync } from 'node:fs';
 import type { InitResult } from '@/lib/client';
 import { loadConfig } from '@/lib/config';
 import { ENDPOINTS } from '@/lib/api/endpoints';
 import { createApi, type Api } from '@/lib/api/frame';
 import { createServices, type Services } from '@/lib/services';
-import { createScratchDatabase } from '@/scripts/support/scratch-database';
+import { createScratchDatabase, scratchDataDir, templateDatabase } from '@/scripts/support/scratch-database';
 import { TestWallet, type Layout } from './wallet';
 
 export type Backend = 'pglite' | 'postgres';
@@ -31,8 +29,8 @@ export class TestApp {
   }
 
   static async open(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-test-'));
-    const database = backend === 'postgres' ? await createScratchDatabase() : undefined;
+    const dataDir = scratchDataDir();
+    const database = backend === 'postgres' ? await createScratchDatabase(undefined, templateDatabase()) : undefined;
     const fullEnv = {
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: '0',
