@@ -46,6 +46,7 @@ export async function issueMessage(services: Services, publicKey: string): Promi
       ttlSeconds: config.nonceTtlSeconds,
     },
     publicKey,
+    new Date(services.clock.now()),
   );
   const message = renderSignInMessage(fields);
   await store.insertMessage({
@@ -93,7 +94,7 @@ export async function claimWalletPass(services: Services, claim: ClaimBody): Pro
   if (!signed) {
     throw new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
   }
-  const now = new Date();
+  const now = new Date(services.clock.now());
   if (issued.usedAt) throw alreadyUsed();
   if (issued.expiresAt <= now) throw expired();
 
@@ -110,7 +111,7 @@ async function redeem(
   services: Services,
   params: { nonceHash: string; publicKey: string; walletType: WalletType; exactText?: string },
 ): Promise<ClaimResult | undefined> {
-  const now = new Date();
+  const now = new Date(services.clock.now());
   const serialNumber = randomUUID();
   // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
   // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.

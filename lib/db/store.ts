@@ -3,6 +3,7 @@
 // Database.query, next to the rule it enforces: on the embedded database drizzle's query builder
 // costs two to three times the query itself (docs/decisions.md). The tables are declared in
 // schema.ts, from which drizzle-kit generates the migrations.
+import { systemClock, type Clock } from '../clock';
 import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
@@ -84,6 +85,8 @@ export class Store {
     private readonly timeoutMs: number,
     private readonly events: AvailabilityEvents = { onDown: () => {}, onUp: () => {}, onBusy: () => {} },
     private readonly limits: { pendingMessagesPerKey: number } = { pendingMessagesPerKey: DEFAULT_PENDING_MESSAGES_PER_KEY },
+    /** The time pending messages expire by. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.availability = new DatabaseAvailability(events);
     const common = { maxBatch: MAX_BATCH, concurrency: database.concurrency, retryAlone: (error: unknown) => !unavailability(error) };
@@ -147,7 +150,7 @@ export class Store {
    * RETURNING gives each key's entries (and the earliest expiry for a refusal's Retry-After).
    */
   private async insertMessages(messages: NewMessage[]): Promise<InsertOutcome[]> {
-    const now = Date.now();
+    const now = this.clock.now();
     const rows = await this.database.query<{ inserted: boolean; earliest: string | number | null }>(
       `with input as (
          select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])

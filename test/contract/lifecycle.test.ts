@@ -2,7 +2,6 @@
 // limits (and whom X-Forwarded-For may name), an unavailable database, and a bug's 500.
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
-import { sleep } from '../../scripts/support/server-process';
 
 
 describe.each(BACKENDS)('lifecycle on %s', (backend) => {
@@ -30,7 +29,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     const fresh = await app.init(wallet.publicKey);
     const stale = await app.init(wallet.publicKey);
     expect((await app.postClaim({ message: fresh.message, signature: wallet.sign(fresh.message), publicKey: wallet.publicKey })).status).toBe(201);
-    await sleep(Date.parse(stale.expirationTime) - Date.now() + 100);
+    app.clock.advance(Date.parse(stale.expirationTime) - app.clock.now() + 100);
     const late = await app.postClaim({ message: stale.message, signature: wallet.sign(stale.message), publicKey: wallet.publicKey });
     expect(late.status).toBe(401);
     expect((await late.json()).code).toBe('message_expired');

@@ -66,7 +66,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
       expect(claim.status).toBe(201);
       expect((await initOf(wallet.publicKey)).status).toBe(200);
       expect((await initOf(wallet.publicKey)).status).toBe(429);
-      await new Promise((resolve) => setTimeout(resolve, 2200));
+      app.clock.advance(2200);
       expect((await initOf(wallet.publicKey)).status).toBe(200);
       expect((await initOf(wallet.publicKey)).status).toBe(200);
     });

@@ -8,6 +8,7 @@ import { ENDPOINTS } from '@/lib/api/endpoints';
 import { createApi, type Api } from '@/lib/api/frame';
 import { createServices, type Services } from '@/lib/services';
 import { createScratchDatabase, scratchDataDir, templateDatabase } from '@/scripts/support/scratch-database';
+import { TestClock } from './clock';
 import { TestWallet, type Layout } from './wallet';
 
 export type Backend = 'pglite' | 'postgres';
@@ -23,6 +24,8 @@ export class TestApp {
   private constructor(
     public services: Services,
     public env: Record<string, string>,
+    /** The time the service goes by: advance it to see messages expire. Kept across restarts. */
+    readonly clock: TestClock,
     private readonly dropStorage: () => Promise<void>,
   ) {
     this.api = createApi(services, ENDPOINTS);
@@ -38,8 +41,9 @@ export class TestApp {
       ...(database ? { DATABASE_URL: database.url } : {}),
       ...env,
     };
-    const services = await createServices(loadConfig(fullEnv));
-    return new TestApp(services, fullEnv, async () => {
+    const clock = new TestClock();
+    const services = await createServices(loadConfig(fullEnv), { clock });
+    return new TestApp(services, fullEnv, clock, async () => {
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
@@ -49,7 +53,7 @@ export class TestApp {
   async restart(env: Record<string, string> = {}): Promise<void> {
     await this.services.close();
     this.env = { ...this.env, ...env };
-    this.services = await createServices(loadConfig(this.env));
+    this.services = await createServices(loadConfig(this.env), { clock: this.clock });
     this.api = createApi(this.services, ENDPOINTS);
   }
 
