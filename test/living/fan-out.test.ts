@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentChain } from '@/lib/passes/certificates';
-import { createScratchDatabase } from '@/scripts/support/scratch-database';
+import { createScratchDatabase, templateDatabase } from '@/scripts/support/scratch-database';
 import { eventually, ServerProcess } from '@/scripts/support/server-process';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { freePort } from '../support/server';
@@ -35,7 +35,7 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     // certificate pushes from either) and the same PASSKIT_TOKEN_KEY below.
     dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-fanout-'));
     const signing = ensureDevelopmentChain(dataDir);
-    database = await createScratchDatabase(sharedPostgresUrl());
+    database = await createScratchDatabase(sharedPostgresUrl(), templateDatabase());
     sql = testPool(database.url);
     // Each push takes 100 ms to answer, so both instances always have pushes in flight: the one
     // killed dies holding some, whose leases must run out before the other runs them again.
