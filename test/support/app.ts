@@ -24,6 +24,8 @@ export class TestApp {
   private constructor(
     public services: Services,
     public env: Record<string, string>,
+    /** The settings of open() before the caller's own: what reopen() starts from. */
+    private readonly baseEnv: Record<string, string>,
     /** The time the service goes by: advance it to see messages expire. Kept across restarts. */
     readonly clock: TestClock,
     private readonly dropStorage: () => Promise<void>,
@@ -34,16 +36,16 @@ export class TestApp {
   static async open(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
     const dataDir = scratchDataDir();
     const database = backend === 'postgres' ? await createScratchDatabase(undefined, templateDatabase()) : undefined;
-    const fullEnv = {
+    const baseEnv = {
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'silent',
       ...(database ? { DATABASE_URL: database.url } : {}),
-      ...env,
     };
+    const fullEnv = { ...baseEnv, ...env };
     const clock = new TestClock();
     const services = await createServices(loadConfig(fullEnv), { clock });
-    return new TestApp(services, fullEnv, clock, async () => {
+    return new TestApp(services, fullEnv, baseEnv, clock, async () => {
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
@@ -53,6 +55,19 @@ export class TestApp {
   async restart(env: Record<string, string> = {}): Promise<void> {
     await this.services.close();
     this.env = { ...this.env, ...env };
+    this.services = await createServices(loadConfig(this.env), { clock: this.clock });
+    this.api = createApi(this.services, ENDPOINTS);
+  }
+
+  /**
+   * Closes the services and opens them on the same storage with `env` in place of the settings
+   * of open() and of earlier restarts, and the clock back at the system's time: for the tests of
+   * a file that share one database (each with its own wallets) but not their settings.
+   */
+  async reopen(env: Record<string, string> = {}): Promise<void> {
+    await this.services.close();
+    this.clock.reset();
+    this.env = { ...this.baseEnv, ...env };
     this.services = await createServices(loadConfig(this.env), { clock: this.clock });
     this.api = createApi(this.services, ENDPOINTS);
   }
