@@ -101,7 +101,8 @@ describe('the typed client, through the route handlers', () => {
     const issued = await client.init(wallet.publicKey);
     app.clock.advance(Date.parse(issued.expirationTime) - app.clock.now() + 50);
     try {
-      expectProblem(await failureOf(client.claim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey })), 'message_expired');
+      const claimed = client.claim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey });
+      expectProblem(await failureOf(claimed), 'message_expired');
     } finally {
       app.clock.reset();
     }

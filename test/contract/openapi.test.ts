@@ -170,7 +170,8 @@ describe('the document matches what the route handlers answer', () => {
     const issued = await app.init(wallet.publicKey);
     app.clock.advance(Date.parse(issued.expirationTime) - app.clock.now() + 50);
     try {
-      const problem = await checker.check('POST', CLAIM, await app.postClaim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey }));
+      const claimed = await app.postClaim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey });
+      const problem = await checker.check('POST', CLAIM, claimed);
       expect((problem as { code: string }).code).toBe('message_expired');
     } finally {
       app.clock.reset();

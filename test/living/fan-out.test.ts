@@ -102,7 +102,10 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     const heldByTheDead = await scalar(sql, `select count(*)::int as value from jobs where kind = 'apns.push' and done_at is null and locked_until > now()`);
     // As if the dead instance's leases (60 s) had run out: B may now claim its jobs again. That a
     // job whose lease ran out goes to the next claim is lib/queue/queue.test.ts's to show.
-    await sql.query(`update jobs set locked_until = now() where kind = 'apns.push' and done_at is null and split_part(locked_by, '/', 2) = $1`, [String(a.pid)]);
+    await sql.query(
+      `update jobs set locked_until = now() where kind = 'apns.push' and done_at is null and split_part(locked_by, '/', 2) = $1`,
+      [String(a.pid)],
+    );
 
     // Every device gets its push (at least once), from B; nothing is left in the queue.
     const expected = new Set(tokens);

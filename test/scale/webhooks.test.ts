@@ -94,7 +94,8 @@ describe('two instances sharing PostgreSQL', () => {
     // Every job done: neither instance has a delivery left to send, so nothing more comes.
     const sql = testPool(database.url);
     try {
-      await eventually(async () => ((await scalar(sql, 'select count(*) as value from jobs where done_at is null and failed_at is null')) === 0 ? true : undefined), 30_000, 'no job left');
+      const jobsLeft = () => scalar(sql, 'select count(*) as value from jobs where done_at is null and failed_at is null');
+      await eventually(async () => ((await jobsLeft()) === 0 ? true : undefined), 30_000, 'no job left');
     } finally {
       await sql.end();
     }
