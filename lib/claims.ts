@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ClaimBody } from './api/endpoints/claims.schemas';
 import type { PassCheck } from './api/endpoints/passes.schemas';
+import type { Clock } from './clock';
 import type { Config } from './config';
 import { findPass, findPassWithFile, setDownloadIdHash } from './db/passes';
 import type { Store } from './db/store';
@@ -36,6 +37,7 @@ export type IssueDeps = EligibilityDeps & {
   config: Pick<Config, 'domain' | 'publicBaseUrl' | 'statement' | 'chainId' | 'nonceTtlSeconds'>;
   store: Pick<Store, 'insertMessage'>;
   initBudget: InitBudget;
+  clock: Clock;
 };
 
 export async function issueMessage(services: IssueDeps, publicKey: string): Promise<IssuedMessage> {
@@ -57,6 +59,7 @@ export async function issueMessage(services: IssueDeps, publicKey: string): Prom
       ttlSeconds: config.nonceTtlSeconds,
     },
     publicKey,
+    new Date(services.clock.now()),
   );
   const message = renderSignInMessage(fields);
   await store.insertMessage({
@@ -77,6 +80,7 @@ export type ClaimDeps = EligibilityDeps & {
   store: Pick<Store, 'findMessage' | 'redeemMessage' | 'sql'>;
   /** The HMAC key download ids are derived under (lib/passes/download-id.ts). */
   downloadIdKey: Buffer;
+  clock: Clock;
 };
 
 /**
@@ -104,7 +108,7 @@ export async function claimWalletPass(services: ClaimDeps, claim: ClaimBody): Pr
   }
 
   const issued = await services.store.findMessage(redemption.nonceHash);
-  const refusal = refusalOf(claim, issued, new Date(), signed);
+  const refusal = refusalOf(claim, issued, new Date(services.clock.now()), signed);
   if (refusal) throw refused[refusal]();
 
   const outcome = await redeem(services, redemption);
@@ -120,7 +124,7 @@ async function redeem(
   services: ClaimDeps,
   params: { nonceHash: string; publicKey: string; walletType: WalletType; exactText?: string },
 ): Promise<ClaimResult | undefined> {
-  const now = new Date();
+  const now = new Date(services.clock.now());
   const serialNumber = asSerialNumber(randomUUID());
   // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
   // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.

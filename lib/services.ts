@@ -1,5 +1,6 @@
 // The process-wide services (configuration, storage, rate limiter, pass signing, Google Wallet,
 // logger), created once at start from a validated configuration and passed to every use case.
+import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
@@ -21,6 +22,7 @@ import { webhookTasks } from './webhooks';
 
 export type Services = {
   config: Config;
+  clock: Clock;
   log: Logger;
   store: Store;
   limiter: RateLimiter;
@@ -55,7 +57,12 @@ function describeError(error: unknown): string {
   return parts.filter(Boolean).join(' ← ') || 'no answer in time';
 }
 
-export async function createServices(config: Config): Promise<Services> {
+export type ServicesOptions = {
+  /** The time messages expire by: the system's unless a test moves its own. */
+  clock?: Clock;
+};
+
+export async function createServices(config: Config, { clock = systemClock }: ServicesOptions = {}): Promise<Services> {
   const log = createLogger(config.logLevel);
   const signing = loadSigningMaterial(config.apple, config.dataDir);
   const signer = await createManifestSigner(signing);
@@ -71,7 +78,7 @@ export async function createServices(config: Config): Promise<Services> {
       log.error({ event: 'database_unavailable', err: describeError(error) }, 'database unreachable: answering 503 until it is back'),
     onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
     onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
-  }, { pendingMessagesPerKey: config.pendingMessagesPerKey });
+  }, { pendingMessagesPerKey: config.pendingMessagesPerKey }, clock);
   const downloadIds = loadDownloadIdKey(config.downloadIdKey, config.dataDir);
   if (downloadIds.source === 'file' && config.databaseUrl) {
     log.warn(
@@ -88,7 +95,7 @@ export async function createServices(config: Config): Promise<Services> {
   // Expired messages are deleted on a timer so an init flood cannot grow the database for ever.
   const purge = async () => {
     try {
-      const deleted = await store.purgeMessagesExpiredBefore(new Date(Date.now() - EXPIRED_GRACE_MS));
+      const deleted = await store.purgeMessagesExpiredBefore(new Date(clock.now() - EXPIRED_GRACE_MS));
       if (deleted > 0) log.info({ event: 'messages_purged', deleted }, 'purged expired sign-in messages');
     } catch (error) {
       log.warn({ event: 'purge_failed', err: (error as Error).message }, 'could not purge expired messages');
@@ -122,6 +129,7 @@ export async function createServices(config: Config): Promise<Services> {
 
   const services: Services = {
     config,
+    clock,
     log,
     store,
     limiter,

@@ -5,6 +5,7 @@
 // Database.query, next to the rule it enforces: on the embedded database drizzle's query builder
 // costs two to three times the query itself (docs/decisions.md). The tables are declared in
 // schema.ts, from which drizzle-kit generates the migrations.
+import { systemClock, type Clock } from '../clock';
 import { AppError, errorChain } from '../errors';
 import { DatabaseAvailability, type AvailabilityEvents } from './availability';
 import { Batcher } from './batcher';
@@ -46,6 +47,8 @@ export class Store {
     private readonly timeoutMs: number,
     private readonly events: AvailabilityEvents = { onDown: () => {}, onUp: () => {}, onBusy: () => {} },
     private readonly limits: { pendingMessagesPerKey: number } = { pendingMessagesPerKey: DEFAULT_PENDING_MESSAGES_PER_KEY },
+    /** The time pending messages expire by. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.availability = new DatabaseAvailability(events);
     const common = { maxBatch: MAX_BATCH, concurrency: database.concurrency, retryAlone: (error: unknown) => !unavailability(error) };
@@ -54,7 +57,7 @@ export class Store {
     this.inserts = new Batcher({
       ...common,
       key: (message) => message.publicKey,
-      run: (messages) => insertMessages(this.database, messages, this.limits.pendingMessagesPerKey, Date.now()),
+      run: (messages) => insertMessages(this.database, messages, this.limits.pendingMessagesPerKey, this.clock.now()),
     });
     // One wallet's claims never run at once: in one statement a second INSERT of its pass would
     // not wait for the first, and in two concurrent statements they could deadlock.

@@ -4,10 +4,10 @@
 // Started as `node --import tsx server.ts` rather than through the `tsx` wrapper, so that the pid
 // we signal (SIGTERM, SIGKILL, SIGSTOP) is the server itself and not a parent relaying to it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
+import { scratchDataDir } from './scratch-database';
 
 /** The project root: vitest and npm scripts run from it. */
 const ROOT = process.cwd();
@@ -112,7 +112,7 @@ export class ServerProcess {
       NODE_ENV: options.runner === 'next-dev' ? 'development' : 'production',
       NEXT_TELEMETRY_DISABLED: '1',
       PORT: String(port),
-      DATA_DIR: env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'wpc-server-')),
+      DATA_DIR: env.DATA_DIR ?? scratchDataDir('wpc-server-'),
       LOG_LEVEL: 'info',
       ...env,
     };

@@ -97,12 +97,15 @@ describe('the typed client, through the route handlers', () => {
   });
 
   it('rejects with message_expired past the expiration time', async () => {
-    await app.restart({ NONCE_TTL_SECONDS: '1' });
     const wallet = new TestWallet();
     const issued = await client.init(wallet.publicKey);
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(issued.expirationTime) - Date.now() + 50));
-    expectProblem(await failureOf(client.claim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey })), 'message_expired');
-    await app.restart({ NONCE_TTL_SECONDS: '600' });
+    app.clock.advance(Date.parse(issued.expirationTime) - app.clock.now() + 50);
+    try {
+      const claimed = client.claim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey });
+      expectProblem(await failureOf(claimed), 'message_expired');
+    } finally {
+      app.clock.reset();
+    }
   });
 
   it('rejects with rate_limited and the seconds to wait', async () => {

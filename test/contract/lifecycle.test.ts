@@ -1,19 +1,30 @@
 // Time, restarts, limits and failures: expiry, survival across a restart, purging, per-IP rate
 // limits (and whom X-Forwarded-For may name), an unavailable database, and a bug's 500.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
-import { sleep } from '../../scripts/support/server-process';
 
 
 describe.each(BACKENDS)('lifecycle on %s', (backend) => {
+  // One database for the file, each test with its own wallets and settings: open() reopens the
+  // services with the test's settings, so limits counted in memory start afresh. A test that
+  // counts every row of a table opens a database of its own.
+  let shared: TestApp;
   let app: TestApp | undefined;
+  beforeAll(async () => {
+    shared = await TestApp.open(backend);
+  });
+  afterAll(() => shared.close());
   afterEach(async () => {
-    await app?.close().catch(() => {});
+    if (app !== shared) await app?.close().catch(() => {});
     app = undefined;
   });
+  const open = async (env: Record<string, string> = {}) => {
+    await shared.reopen(env);
+    return shared;
+  };
 
   it('claims a message issued before a restart after it', async () => {
-    app = await TestApp.open(backend);
+    app = await open();
     const wallet = new TestWallet();
     const { message } = await app.init(wallet.publicKey);
     await app.restart();
@@ -25,19 +36,19 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
   });
 
   it('answers 401 message_expired after NONCE_TTL_SECONDS, without using the message up', async () => {
-    app = await TestApp.open(backend, { NONCE_TTL_SECONDS: '2' });
+    app = await open({ NONCE_TTL_SECONDS: '2' });
     const wallet = new TestWallet();
     const fresh = await app.init(wallet.publicKey);
     const stale = await app.init(wallet.publicKey);
     expect((await app.postClaim({ message: fresh.message, signature: wallet.sign(fresh.message), publicKey: wallet.publicKey })).status).toBe(201);
-    await sleep(Date.parse(stale.expirationTime) - Date.now() + 100);
+    app.clock.advance(Date.parse(stale.expirationTime) - app.clock.now() + 100);
     const late = await app.postClaim({ message: stale.message, signature: wallet.sign(stale.message), publicKey: wallet.publicKey });
     expect(late.status).toBe(401);
     expect((await late.json()).code).toBe('message_expired');
   });
 
   it('purges expired messages, so an init flood cannot grow the database without bound', async () => {
-    app = await TestApp.open(backend, { NONCE_TTL_SECONDS: '1' });
+    app = await TestApp.open(backend, { NONCE_TTL_SECONDS: '1' }); // counts every message
     // 100 wallets (one wallet holds at most PENDING_MESSAGES_PER_KEY pending messages).
     for (let i = 0; i < 100; i++) await app.init(new TestWallet().publicKey);
     // Reads the table directly: the store has no counting query of its own.
@@ -64,7 +75,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     };
 
     it('limits init and claim together per client IP, with Retry-After', async () => {
-      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '3' });
+      app = await open({ RATE_LIMIT_PER_MINUTE: '3' });
       const wallet = new TestWallet();
       const { message } = await app.init(wallet.publicKey, '198.51.100.1');
       await app.init(wallet.publicKey, '198.51.100.1');
@@ -78,7 +89,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     });
 
     it('ignores X-Forwarded-For unless TRUST_PROXY is set', async () => {
-      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '1' });
+      app = await open({ RATE_LIMIT_PER_MINUTE: '1' });
       const wallet = new TestWallet();
       const init = (forwardedFor: string) =>
         app!.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { ip: '10.0.0.1', headers: { 'x-forwarded-for': forwardedFor } });
@@ -87,7 +98,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     });
 
     it('with TRUST_PROXY, limits the address the proxy saw, not what the client wrote', async () => {
-      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '1', TRUST_PROXY: 'true' });
+      app = await open({ RATE_LIMIT_PER_MINUTE: '1', TRUST_PROXY: 'true' });
       const wallet = new TestWallet();
       const init = (forwardedFor: string) =>
         app!.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { ip: '10.0.0.1', headers: { 'x-forwarded-for': forwardedFor } });
@@ -98,14 +109,14 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     });
 
     it('turns off with RATE_LIMIT_PER_MINUTE=0, and so does the per-instance init budget', async () => {
-      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '0', INIT_BUDGET_PER_SECOND: '5' });
+      app = await open({ RATE_LIMIT_PER_MINUTE: '0', INIT_BUDGET_PER_SECOND: '5' });
       // One client, 80 wallets (one wallet's pending messages stay capped: docs/limits.md).
       await Promise.all(Array.from({ length: 80 }, () => app!.init(new TestWallet().publicKey)));
     });
   });
 
   it('answers 503 when the database does not answer, and writes nothing', async () => {
-    app = await TestApp.open(backend);
+    app = await open();
     const wallet = new TestWallet();
     const { message } = await app.init(wallet.publicKey);
     await app.services.store.close();
@@ -126,7 +137,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
   });
 
   it('answers a bug with 500 internal_error carrying a request id, and no internals', async () => {
-    app = await TestApp.open(backend);
+    app = await open();
     const { downloadUrl } = await (await app.claimWith(new TestWallet())).json();
     // A signer that fails as a bug would (it is set up once at start, so break it directly).
     app.services.issuer.signer = { sign: async () => { throw new Error('pkcs7 signer exploded at /srv/lib/x.js:1') } };

@@ -5,21 +5,31 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 import { testServiceAccount, TEST_ISSUER_ID } from '../support/google';
 
 const BASE = 'https://passes.example.com';
 
-// Each test opens its own database (PGlite creates one in seconds on a quiet machine, far longer on a busy one).
+// Reopening the services costs seconds on a busy machine.
 vi.setConfig({ testTimeout: 180_000 });
 
 describe.each(BACKENDS)('limits on %s', (backend) => {
+  // One database for the file, each test with its own wallets and settings: open() reopens the
+  // services with the test's settings, so limits counted in memory start afresh.
+  let shared: TestApp;
   let app: TestApp | undefined;
-  afterEach(async () => {
-    await app?.close();
+  beforeAll(async () => {
+    shared = await TestApp.open(backend);
+  });
+  afterAll(() => shared.close());
+  afterEach(() => {
     app = undefined;
   });
+  const open = async (env: Record<string, string> = {}) => {
+    await shared.reopen(env);
+    return shared;
+  };
 
   const initOf = (publicKey: string, ip = '203.0.113.7') => app!.fetch(`/api/v1/claim/init?publicKey=${publicKey}`, { ip });
   const pendingRows = async (publicKey: string) =>
@@ -27,7 +37,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
 
   describe('pending messages per public key', () => {
     it('stores at most PENDING_MESSAGES_PER_KEY, then answers 429 with Retry-After and stores nothing', async () => {
-      app = await TestApp.open(backend, { PENDING_MESSAGES_PER_KEY: '3', NONCE_TTL_SECONDS: '600' });
+      app = await open({ PENDING_MESSAGES_PER_KEY: '3', NONCE_TTL_SECONDS: '600' });
       const wallet = new TestWallet();
       for (let i = 0; i < 3; i++) expect((await initOf(wallet.publicKey)).status).toBe(200);
       const refused = await initOf(wallet.publicKey);
@@ -44,7 +54,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
     });
 
     it('holds under concurrent inits of several keys batched into shared statements', async () => {
-      app = await TestApp.open(backend, { PENDING_MESSAGES_PER_KEY: '3' });
+      app = await open({ PENDING_MESSAGES_PER_KEY: '3' });
       const wallets = Array.from({ length: 5 }, () => new TestWallet());
       const responses = await Promise.all(wallets.flatMap((wallet) => Array.from({ length: 10 }, () => initOf(wallet.publicKey))));
       const statuses = responses.map((r) => r.status);
@@ -57,7 +67,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
     });
 
     it('frees a slot when a message is used, and when one expires', async () => {
-      app = await TestApp.open(backend, { PENDING_MESSAGES_PER_KEY: '2', NONCE_TTL_SECONDS: '2' });
+      app = await open({ PENDING_MESSAGES_PER_KEY: '2', NONCE_TTL_SECONDS: '2' });
       const wallet = new TestWallet();
       const { message } = await app.init(wallet.publicKey);
       await app.init(wallet.publicKey);
@@ -66,13 +76,13 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
       expect(claim.status).toBe(201);
       expect((await initOf(wallet.publicKey)).status).toBe(200);
       expect((await initOf(wallet.publicKey)).status).toBe(429);
-      await new Promise((resolve) => setTimeout(resolve, 2200));
+      app.clock.advance(2200);
       expect((await initOf(wallet.publicKey)).status).toBe(200);
       expect((await initOf(wallet.publicKey)).status).toBe(200);
     });
 
     it('stays on with RATE_LIMIT_PER_MINUTE=0', async () => {
-      app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '0' });
+      app = await open({ RATE_LIMIT_PER_MINUTE: '0' });
       const wallet = new TestWallet();
       const statuses = [];
       for (let i = 0; i < 7; i++) statuses.push((await initOf(wallet.publicKey)).status);
@@ -81,7 +91,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
   });
 
   it('bounds inits from all clients together at INIT_BUDGET_PER_SECOND, storing nothing past it', async () => {
-    app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '1000', INIT_BUDGET_PER_SECOND: '5' });
+    app = await open({ RATE_LIMIT_PER_MINUTE: '1000', INIT_BUDGET_PER_SECOND: '5' });
     const wallets = Array.from({ length: 9 }, () => new TestWallet());
     // Nine clients, nine keys: no per-IP or per-key limit is near.
     const responses = await Promise.all(wallets.map((wallet, i) => initOf(wallet.publicKey, `198.51.100.${i + 1}`)));
@@ -100,7 +110,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
   });
 
   it('counts the addresses of one IPv6 /64 as one client', async () => {
-    app = await TestApp.open(backend, { RATE_LIMIT_PER_MINUTE: '2' });
+    app = await open({ RATE_LIMIT_PER_MINUTE: '2' });
     expect((await initOf(new TestWallet().publicKey, '2001:db8:7:1::1')).status).toBe(200);
     expect((await initOf(new TestWallet().publicKey, '2001:db8:7:1:8000::2')).status).toBe(200);
     expect((await initOf(new TestWallet().publicKey, '2001:db8:7:1:ffff:ffff:ffff:ffff')).status).toBe(429);
@@ -109,7 +119,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
 
   it('rate limits the Google Wallet link (each costs an RS256 signature)', async () => {
     const account = testServiceAccount();
-    app = await TestApp.open(backend, {
+    app = await open({
       PUBLIC_BASE_URL: BASE,
       RATE_LIMIT_PER_MINUTE: '4',
       GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID,
@@ -139,7 +149,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
       (await app!.services.store['database'].query<{ serial_number: string }>('select serial_number from passes where public_key = $1', [publicKey]))[0]!.serial_number;
 
     it('are HMAC-SHA256 of the serial under a key kept in DATA_DIR (0600), stored only as a hash; a returning wallet gets the same URL, after a restart too', async () => {
-      app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE });
+      app = await open({ PUBLIC_BASE_URL: BASE });
       const { wallet, downloadUrl, passId } = await claimPass();
       const keyFile = path.join(app.env.DATA_DIR!, 'download-id.key');
       expect((statSync(keyFile).mode & 0o777).toString(8)).toBe('600');
@@ -164,14 +174,14 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
 
     it('are derived under DOWNLOAD_ID_KEY when it is set, so instances sharing it give the same URL', async () => {
       const sharedKey = 'k'.repeat(12) + 'a-shared-download-id-key-for-tests';
-      app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE, DOWNLOAD_ID_KEY: sharedKey });
+      app = await open({ PUBLIC_BASE_URL: BASE, DOWNLOAD_ID_KEY: sharedKey });
       const { wallet, passId } = await claimPass();
       const serial = await serialOf(wallet.publicKey);
       expect(passId).toBe(createHmac('sha256', Buffer.from(sharedKey)).update(serial).digest('base64url'));
     });
 
     it('give a pass claimed under another key a working link when its wallet returns', async () => {
-      app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE, DOWNLOAD_ID_KEY: 'first-key-'.repeat(4) });
+      app = await open({ PUBLIC_BASE_URL: BASE, DOWNLOAD_ID_KEY: 'first-key-'.repeat(4) });
       const { wallet, downloadUrl } = await claimPass();
       await app.restart({ DOWNLOAD_ID_KEY: 'second-key'.repeat(4) });
       const again = await claimPass(wallet);

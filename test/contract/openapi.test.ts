@@ -196,13 +196,16 @@ describe('the document matches what the route handlers answer', () => {
   });
 
   it('401 message_expired, once the message has expired', async () => {
-    await app.restart({ NONCE_TTL_SECONDS: '1' });
     const wallet = new TestWallet();
     const issued = await app.init(wallet.publicKey);
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(issued.expirationTime) - Date.now() + 50));
-    const problem = await checker.check('POST', CLAIM, await app.postClaim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey }));
-    expect((problem as { code: string }).code).toBe('message_expired');
-    await app.restart({ NONCE_TTL_SECONDS: '600' });
+    app.clock.advance(Date.parse(issued.expirationTime) - app.clock.now() + 50);
+    try {
+      const claimed = await app.postClaim({ message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey });
+      const problem = await checker.check('POST', CLAIM, claimed);
+      expect((problem as { code: string }).code).toBe('message_expired');
+    } finally {
+      app.clock.reset();
+    }
   });
 
   it('429 with Retry-After on every rate-limited endpoint', async () => {

@@ -5,7 +5,7 @@
 // retried. Restarts and two instances: test/scale/webhooks.test.ts.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, sleep } from '@/scripts/support/server-process';
+import { eventually } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 import { newWebhookSecret, WebhookReceiver, type ReceivedWebhook } from '../support/stand-ins/webhook-receiver';
 
@@ -61,6 +61,13 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
 
   const verified = (request: ReceivedWebhook) => new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Json;
 
+  /** Resolves once no delivery is pending or being sent: every event the service meant to send has been answered. */
+  const allDelivered = () =>
+    eventually(async () => {
+      const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=pending');
+      return (deliveries as Json[]).length === 0 ? true : undefined;
+    }, 10_000, 'no delivery pending');
+
   const claim = async () => {
     const wallet = new TestWallet();
     const response = await app.claimWith(wallet, { walletType: 'Solflare' });
@@ -86,7 +93,7 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
 
     // A returning wallet's claim creates nothing: no second event.
     expect((await app.claimWith(wallet)).status).toBe(200);
-    await sleep(300);
+    await allDelivered();
     expect(eventsFor(serial, 'pass.created')).toHaveLength(1);
   });
 
@@ -101,7 +108,7 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
       return found.length === 2 ? found : undefined;
     }, 10_000, 'two pass.scanned');
     expect(scanned[0]!.event.data).toEqual({ serialNumber: serial, publicKey: expect.any(String), walletType: 'Solflare' });
-    await sleep(300);
+    await allDelivered();
     expect(eventsFor(unknown)).toEqual([]);
   });
 
@@ -133,7 +140,7 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
       { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', expirationDate: '2030-06-01T16:00:00.000Z' },
       { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', relevantDate: '2030-05-31T20:00:00.000Z' },
     ]);
-    await sleep(300);
+    await allDelivered();
     expect(eventsFor(serial, 'pass.updated')).toHaveLength(2);
   });
 
@@ -159,7 +166,7 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
       return (deliveries as Json[]).find((d) => d.id === failing.id);
     }, 10_000, 'delivered');
     expect(delivered).toMatchObject({ status: 'delivered', lastError: null, nextAttemptAt: null, deliveredAt: expect.any(String) });
-    await sleep(500);
+    await allDelivered();
     expect(receiver.withId(failing.eventId).filter((request) => request.status === 200)).toHaveLength(1);
     expect(eventsFor(serial, 'pass.created')).toHaveLength(1);
   });

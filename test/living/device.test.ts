@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentChain } from '@/lib/passes/certificates';
-import { createScratchDatabase } from '@/scripts/support/scratch-database';
+import { createScratchDatabase, templateDatabase } from '@/scripts/support/scratch-database';
 import { eventually, ServerProcess } from '@/scripts/support/server-process';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { GoogleWalletApiStandIn } from '../support/stand-ins/google-wallet-api';
@@ -45,7 +45,7 @@ describe('a device living with its pass (server process, APNs and Google stand-i
     const signing = ensureDevelopmentChain(dataDir);
     apns = await ApnsStandIn.start({ clientCa: signing.wwdrCertPem, topic: signing.passTypeIdentifier });
     google = await GoogleWalletApiStandIn.start({ issuerId: TEST_ISSUER_ID });
-    database = await createScratchDatabase(sharedPostgresUrl());
+    database = await createScratchDatabase(sharedPostgresUrl(), templateDatabase());
     const port = await freePort();
     const env = {
       DATA_DIR: dataDir,

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentChain } from '@/lib/passes/certificates';
-import { createScratchDatabase } from '@/scripts/support/scratch-database';
+import { createScratchDatabase, templateDatabase } from '@/scripts/support/scratch-database';
 import { eventually, ServerProcess } from '@/scripts/support/server-process';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { freePort } from '../support/server';
@@ -35,7 +35,7 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     // certificate pushes from either) and the same PASSKIT_TOKEN_KEY below.
     dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-fanout-'));
     const signing = ensureDevelopmentChain(dataDir);
-    database = await createScratchDatabase(sharedPostgresUrl());
+    database = await createScratchDatabase(sharedPostgresUrl(), templateDatabase());
     sql = testPool(database.url);
     // Each push takes 100 ms to answer, so both instances always have pushes in flight: the one
     // killed dies holding some, whose leases must run out before the other runs them again.
@@ -100,6 +100,12 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     expect(pushedAtKill).toBeLessThan(DEVICES);
     // The jobs the dead instance had claimed: leased to it, not done.
     const heldByTheDead = await scalar(sql, `select count(*)::int as value from jobs where kind = 'apns.push' and done_at is null and locked_until > now()`);
+    // As if the dead instance's leases (60 s) had run out: B may now claim its jobs again. That a
+    // job whose lease ran out goes to the next claim is lib/queue/queue.test.ts's to show.
+    await sql.query(
+      `update jobs set locked_until = now() where kind = 'apns.push' and done_at is null and split_part(locked_by, '/', 2) = $1`,
+      [String(a.pid)],
+    );
 
     // Every device gets its push (at least once), from B; nothing is left in the queue.
     const expected = new Set(tokens);
@@ -111,7 +117,7 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
       150_000,
       `all ${DEVICES} devices pushed`,
     );
-    // The dead instance's jobs run again on B once their lease (60 s) has passed.
+    // The dead instance's jobs run again on B.
     await eventually(
       async () => ((await scalar(sql, `select count(*)::int as value from jobs where kind = 'apns.push' and done_at is null`)) === 0 ? true : undefined),
       120_000,

@@ -4,7 +4,7 @@
 import { Agent, request, type IncomingMessage } from 'node:http';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase } from '../../scripts/support/scratch-database';
+import { createScratchDatabase, templateDatabase } from '../../scripts/support/scratch-database';
 import { signedClaim, TestWallet } from './support/claims';
 import { scalar, testPool } from './support/invariants';
 import { requireService, missingEnv, sharedPostgresUrl } from './support/requirements';
@@ -20,7 +20,7 @@ describe('SIGTERM', () => {
   let server: ServerProcess;
 
   beforeAll(async () => {
-    database = await createScratchDatabase(sharedPostgresUrl());
+    database = await createScratchDatabase(sharedPostgresUrl(), templateDatabase());
     sql = testPool(database.url);
     server = await ServerProcess.start(PORT, { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '0' });
   });

@@ -2,16 +2,16 @@
 // service arrives once after it (the queue is in the database), and two instances sharing
 // PostgreSQL deliver each event once (FOR UPDATE SKIP LOCKED). The receiver is a real local
 // HTTP server; signatures are checked with the standardwebhooks library's own Webhook.verify.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase } from '../../scripts/support/scratch-database';
-import { eventually, sleep, type ServerProcess } from '../../scripts/support/server-process';
+import { createScratchDatabase, scratchDataDir, templateDatabase } from '../../scripts/support/scratch-database';
+import { openDatabase } from '../../lib/db/client';
+import { eventually, type ServerProcess } from '../../scripts/support/server-process';
 import { startServer } from '../support/server';
 import { newWebhookSecret, WebhookReceiver } from '../support/stand-ins/webhook-receiver';
 import { postClaim, signedClaim, tally, TestWallet } from './support/claims';
+import { scalar, testPool } from './support/invariants';
 import { missingEnv, requireService, sharedPostgresUrl } from './support/requirements';
 
 const secret = newWebhookSecret();
@@ -28,7 +28,7 @@ const verified = (request: { body: string; headers: Record<string, unknown> }) =
 
 describe('a delivery across a restart of the service (embedded database)', () => {
   let receiver: WebhookReceiver;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-webhooks-'));
+  const dataDir = scratchDataDir('wpc-webhooks-');
   const servers: ServerProcess[] = [];
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
@@ -54,12 +54,19 @@ describe('a delivery across a restart of the service (embedded database)', () =>
     expect(receiver.requests.every((request) => request.headers['webhook-id'] === id && request.status === 503)).toBe(true);
 
     receiver.answer = () => 200;
-    await start();
+    const second = await start();
     const accepted = await eventually(async () => receiver.accepted()[0], 20_000, 'delivered after the restart');
     expect(verified(accepted)).toMatchObject({ type: 'pass.created', data: { publicKey: wallet.publicKey } });
     expect(accepted.headers['webhook-id']).toBe(id);
-    await sleep(1500); // longer than the worker's poll: nothing more comes
+    // Stopped, the service has sent all it was sending; its job is done, so nothing more comes after either.
+    await second.stop();
     expect(receiver.accepted()).toHaveLength(1);
+    const database = await openDatabase({ dataDir, poolSize: 1, timeoutMs: 30_000 });
+    try {
+      expect(await database.query('select count(*)::int as n from jobs where done_at is null and failed_at is null')).toEqual([{ n: 0 }]);
+    } finally {
+      await database.close();
+    }
   }, 180_000); // two start-ups of the embedded database on a busy machine
 });
 
@@ -71,7 +78,7 @@ describe('two instances sharing PostgreSQL', () => {
     requireService('PostgreSQL', missingEnv('TEST_DATABASE_URL', 'postgres://127.0.0.1:5432/test'), 'The two-instance webhook test');
     receiver = await WebhookReceiver.start();
     receiver.delayMs = 30;
-    database = await createScratchDatabase(sharedPostgresUrl());
+    database = await createScratchDatabase(sharedPostgresUrl(), templateDatabase());
     const env = { DATABASE_URL: database.url, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: secret, JOB_RETRY_BASE_MS: '200' };
     instances = await Promise.all([startServer(env), startServer(env)]);
   });
@@ -84,7 +91,14 @@ describe('two instances sharing PostgreSQL', () => {
   it('deliver each event exactly once', async () => {
     const wallets = await Promise.all(Array.from({ length: 20 }, (_, i) => claimOn(instances[i % 2]!)));
     await eventually(async () => (receiver.accepted().length >= 20 ? true : undefined), 30_000, 'twenty deliveries');
-    await sleep(1500);
+    // Every job done: neither instance has a delivery left to send, so nothing more comes.
+    const sql = testPool(database.url);
+    try {
+      const jobsLeft = () => scalar(sql, 'select count(*) as value from jobs where done_at is null and failed_at is null');
+      await eventually(async () => ((await jobsLeft()) === 0 ? true : undefined), 30_000, 'no job left');
+    } finally {
+      await sql.end();
+    }
     expect(receiver.requests).toHaveLength(20);
     const ids = tally(receiver.requests.map((request) => request.headers['webhook-id']));
     expect([...ids.values()].every((count) => count === 1)).toBe(true);

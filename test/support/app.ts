@@ -1,15 +1,14 @@
 // The service under test, driven through its endpoint table and the same frame the server uses
 // (lib/api), with a real database: PGlite in a fresh DATA_DIR, or a fresh database on the
-// PostgreSQL server of TEST_DATABASE_URL.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// PostgreSQL server of TEST_DATABASE_URL, each a copy of the run's migrated template.
+import { rmSync } from 'node:fs';
 import type { InitResult } from '@/lib/client';
 import { loadConfig } from '@/lib/config';
 import { ENDPOINTS } from '@/lib/api/endpoints';
 import { createApi, type Api } from '@/lib/api/frame';
 import { createServices, type Services } from '@/lib/services';
-import { createScratchDatabase } from '@/scripts/support/scratch-database';
+import { createScratchDatabase, scratchDataDir, templateDatabase } from '@/scripts/support/scratch-database';
+import { TestClock } from './clock';
 import { TestWallet, type Layout } from './wallet';
 
 export type Backend = 'pglite' | 'postgres';
@@ -25,23 +24,28 @@ export class TestApp {
   private constructor(
     public services: Services,
     public env: Record<string, string>,
+    /** The settings of open() before the caller's own: what reopen() starts from. */
+    private readonly baseEnv: Record<string, string>,
+    /** The time the service goes by: advance it to see messages expire. Kept across restarts. */
+    readonly clock: TestClock,
     private readonly dropStorage: () => Promise<void>,
   ) {
     this.api = createApi(services, ENDPOINTS);
   }
 
   static async open(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-test-'));
-    const database = backend === 'postgres' ? await createScratchDatabase() : undefined;
-    const fullEnv = {
+    const dataDir = scratchDataDir();
+    const database = backend === 'postgres' ? await createScratchDatabase(undefined, templateDatabase()) : undefined;
+    const baseEnv = {
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'silent',
       ...(database ? { DATABASE_URL: database.url } : {}),
-      ...env,
     };
-    const services = await createServices(loadConfig(fullEnv));
-    return new TestApp(services, fullEnv, async () => {
+    const fullEnv = { ...baseEnv, ...env };
+    const clock = new TestClock();
+    const services = await createServices(loadConfig(fullEnv), { clock });
+    return new TestApp(services, fullEnv, baseEnv, clock, async () => {
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
@@ -51,7 +55,20 @@ export class TestApp {
   async restart(env: Record<string, string> = {}): Promise<void> {
     await this.services.close();
     this.env = { ...this.env, ...env };
-    this.services = await createServices(loadConfig(this.env));
+    this.services = await createServices(loadConfig(this.env), { clock: this.clock });
+    this.api = createApi(this.services, ENDPOINTS);
+  }
+
+  /**
+   * Closes the services and opens them on the same storage with `env` in place of the settings
+   * of open() and of earlier restarts, and the clock back at the system's time: for the tests of
+   * a file that share one database (each with its own wallets) but not their settings.
+   */
+  async reopen(env: Record<string, string> = {}): Promise<void> {
+    await this.services.close();
+    this.clock.reset();
+    this.env = { ...this.baseEnv, ...env };
+    this.services = await createServices(loadConfig(this.env), { clock: this.clock });
     this.api = createApi(this.services, ENDPOINTS);
   }
 

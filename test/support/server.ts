@@ -1,5 +1,8 @@
 // The built service on a free port, for tests that need real sockets: peer addresses, Host
 // headers, streamed bodies, logs, signals. A thin layer over ServerProcess (./server-process.ts).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, ServerProcess } from '../../scripts/support/server-process';
 
@@ -21,7 +24,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
 
 /** Starts the server with settings it must refuse: resolves with its exit code and stderr. */
 export async function startServerExpectingRefusal(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const server = ServerProcess.launch(await freePort(), env);
+  // An empty DATA_DIR: a refused start never reaches the database, so it needs no copy of the template.
+  const server = ServerProcess.launch(await freePort(), { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'wpc-refused-')), ...env });
   const timer = setTimeout(() => server.signal('SIGKILL'), 60_000);
   const { code } = await server.exited;
   clearTimeout(timer);
