@@ -8,18 +8,18 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import { findPass, findPassWithFile, setDownloadIdHash } from './db/passes';
 import type { Store } from './db/store';
-import { requireEligible, type EligibilityDeps } from './eligibility/gate';
-import { downloadIdOf } from './passes/download-id';
+import { type EligibilityDeps, requireEligible } from './eligibility/gate';
 import { AppError } from './errors';
-import { redact, type Logger } from './log';
+import { type Logger, redact } from './log';
+import { downloadIdOf } from './passes/download-id';
+import type { GoogleWallet } from './passes/google-wallet';
 import { asDownloadId, asSerialNumber, type DownloadId } from './passes/ids';
 import { currentPassFile, googleSaveLink, type Living } from './passes/living';
 import type { PassIssuer } from './passes/pkpass';
-import type { GoogleWallet } from './passes/google-wallet';
 import type { InitBudget } from './rate-limit';
-import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, verifySignInSignature, type SignInFields, type SignInRefusal } from './siws';
+import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, type SignInFields, type SignInRefusal, verifySignInSignature } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
-import { enqueueWebhookEvent, webhookEventData, webhookEventJobs, type EventPass, type WebhookEventType } from './webhooks';
+import { type EventPass, enqueueWebhookEvent, type WebhookEventType, webhookEventData, webhookEventJobs } from './webhooks';
 
 /**
  * SHA-256 of a secret (nonce, pass id): what the database stores as the lookup key. Threat: an
@@ -153,11 +153,18 @@ async function redeem(
     await setDownloadIdHash(services.store.sql, outcome.pass.serialNumber, lookupHash(downloadId));
     services.log.warn(
       { event: 'download_id_rekeyed', serial: outcome.pass.serialNumber },
-      'a returning wallet\'s pass had a download id not derived under this DOWNLOAD_ID_KEY: it now has a new link (do all instances share one DOWNLOAD_ID_KEY?)',
+      "a returning wallet's pass had a download id not derived under this DOWNLOAD_ID_KEY: it now has a new link (do all instances share one DOWNLOAD_ID_KEY?)",
     );
   }
   services.log.info(
-    { event: 'pass_claimed', outcome: outcome.kind, publicKey: params.publicKey, walletType: outcome.pass.walletType, serial: outcome.pass.serialNumber, pass: redact(downloadId) },
+    {
+      event: 'pass_claimed',
+      outcome: outcome.kind,
+      publicKey: params.publicKey,
+      walletType: outcome.pass.walletType,
+      serial: outcome.pass.serialNumber,
+      pass: redact(downloadId),
+    },
     outcome.kind === 'created' ? 'pass created' : 'returning wallet',
   );
   return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, downloadId) };

@@ -1,20 +1,20 @@
 // The process-wide services (configuration, storage, rate limiter, pass signing, Google Wallet,
 // logger), created once at start from a validated configuration and passed to every use case.
-import { systemClock, type Clock } from './clock';
+import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
 import { createChainReader } from './eligibility/chain';
 import { EligibilityChecker } from './eligibility/checker';
 import { startRechecks } from './eligibility/recheck';
-import { loadDownloadIdKey } from './passes/download-id';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
-import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
-import { createManifestSigner } from './passes/manifest-signer';
 import { changeTasks } from './passes/change-jobs';
+import { loadDownloadIdKey } from './passes/download-id';
+import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createLiving, type Living } from './passes/living';
+import { createManifestSigner } from './passes/manifest-signer';
 import type { PassIssuer } from './passes/pkpass';
 import { DEFAULT_WORKER_OPTIONS, JobWorker } from './queue/worker';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
@@ -73,12 +73,17 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     poolSize: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
   });
-  const store = new Store(database, config.databaseTimeoutMs, {
-    onDown: (error) =>
-      log.error({ event: 'database_unavailable', err: describeError(error) }, 'database unreachable: answering 503 until it is back'),
-    onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
-    onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
-  }, { pendingMessagesPerKey: config.pendingMessagesPerKey }, clock);
+  const store = new Store(
+    database,
+    config.databaseTimeoutMs,
+    {
+      onDown: (error) => log.error({ event: 'database_unavailable', err: describeError(error) }, 'database unreachable: answering 503 until it is back'),
+      onUp: () => log.info({ event: 'database_recovered' }, 'database reachable again'),
+      onBusy: (error) => log.warn({ event: 'database_busy', err: describeError(error) }, 'database could not do the work now: answered 503'),
+    },
+    { pendingMessagesPerKey: config.pendingMessagesPerKey },
+    clock,
+  );
   const downloadIds = loadDownloadIdKey(config.downloadIdKey, config.dataDir);
   if (downloadIds.source === 'file' && config.databaseUrl) {
     log.warn(
@@ -87,10 +92,7 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     );
   }
   const living = createLiving(config, signing, google);
-  const limiter = createRateLimiter(
-    { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix },
-    log,
-  );
+  const limiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix }, log);
 
   // Expired messages are deleted on a timer so an init flood cannot grow the database for ever.
   const purge = async () => {
@@ -106,10 +108,7 @@ export async function createServices(config: Config, { clock = systemClock }: Se
   void purge();
 
   if (signing.development) {
-    log.warn(
-      { event: 'development_signing' },
-      'No Apple certificates configured: passes are signed by a development chain and will not install on a phone',
-    );
+    log.warn({ event: 'development_signing' }, 'No Apple certificates configured: passes are signed by a development chain and will not install on a phone');
   }
 
   const eligibility = config.claimPolicy

@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(__dirname, '..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
-const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The text outside fenced code blocks: a link-like string in code is not a link. */
 const prose = (markdown: string) => markdown.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '');
@@ -68,7 +73,9 @@ describe('the documentation', () => {
     const libMap = /^lib\/.*\n((?:[ ].*\n)*)/m.exec(layout!)?.[1] ?? '';
     // A line names one entry, or several separated by ", " (`client/, cli/`), before its description.
     const named = new Set(
-      [...libMap.matchAll(/^ {2}((?:[A-Za-z0-9_.-]+\/?, )*[A-Za-z0-9_.-]+\/?)(?=\s)/gm)].flatMap(([, names]) => names!.split(', ').map((name) => name.replace(/\/$/, ''))),
+      [...libMap.matchAll(/^ {2}((?:[A-Za-z0-9_.-]+\/?, )*[A-Za-z0-9_.-]+\/?)(?=\s)/gm)].flatMap(([, names]) =>
+        names!.split(', ').map((name) => name.replace(/\/$/, '')),
+      ),
     );
     const entries = readdirSync(path.join(ROOT, 'lib')).filter((name) => !name.endsWith('.test.ts'));
     expect(entries.filter((name) => !named.has(name))).toEqual([]);

@@ -5,10 +5,10 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { ensurePrivateDir, restrictTree } from './data-dir';
 import * as schema from './schema';
@@ -35,7 +35,6 @@ export type DatabaseOptions = {
 const MIGRATIONS_DIR = path.join(process.cwd(), 'drizzle');
 
 export class DatabaseOpenError extends Error {}
-
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPglite(options.dataDir);

@@ -5,14 +5,14 @@
 // Database.query, next to the rule it enforces: on the embedded database drizzle's query builder
 // costs two to three times the query itself (docs/decisions.md). The tables are declared in
 // schema.ts, from which drizzle-kit generates the migrations.
-import { systemClock, type Clock } from '../clock';
+import { type Clock, systemClock } from '../clock';
 import { AppError, errorChain } from '../errors';
-import { DatabaseAvailability, type AvailabilityEvents } from './availability';
+import { type AvailabilityEvents, DatabaseAvailability } from './availability';
 import { Batcher } from './batcher';
 import type { Database } from './client';
 import { Jobs } from './jobs';
-import { findMessage, insertMessages, purgeMessagesExpiredBefore, type InsertOutcome, type NewMessage } from './messages';
-import { claimPasses, findPassOfWallet, type ClaimOutcome, type NewPass, type PassClaim } from './passes';
+import { findMessage, type InsertOutcome, insertMessages, type NewMessage, purgeMessagesExpiredBefore } from './messages';
+import { type ClaimOutcome, claimPasses, findPassOfWallet, type NewPass, type PassClaim } from './passes';
 import type { SignInMessageRow } from './schema';
 import type { Queryable } from './sql';
 
@@ -198,8 +198,7 @@ const UNREACHABLE_MESSAGES = /Connection terminated due to connection timeout/;
  * node-postgres's messages (it gives them no code) for one connection lost or no connection free
  * in time, and PGlite's once closed by our own shutdown: the database may answer the next try.
  */
-const BUSY_MESSAGES =
-  /Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end|PGlite is closed/i;
+const BUSY_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end|PGlite is closed/i;
 
 /**
  * Why an error means "not now" rather than "bad query", or undefined for any other error.

@@ -3,7 +3,7 @@
 // The one way tests, the end-to-end servers and the benchmarks start the service.
 // Started as `node --import tsx server.ts` rather than through the `tsx` wrapper, so that the pid
 // we signal (SIGTERM, SIGKILL, SIGSTOP) is the server itself and not a parent relaying to it.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
@@ -83,7 +83,12 @@ export class ServerProcess {
    */
   static async start(port: number, env: Record<string, string> = {}, options: LaunchOptions & { timeoutMs?: number } = {}): Promise<ServerProcess> {
     if (options.runner !== 'next-dev') assertBuilt();
-    if (await acceptsConnections(port, 0).then(() => true, () => false)) {
+    if (
+      await acceptsConnections(port, 0).then(
+        () => true,
+        () => false,
+      )
+    ) {
       throw new Error(`port ${port} is already in use (a server left over from an earlier run?)`);
     }
     const server = ServerProcess.launch(port, env, options);

@@ -196,12 +196,9 @@ describe.each(BACKENDS)('claim service on %s', (backend) => {
       expect((await app.postClaim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey })).status).toBe(201);
     });
 
-    it.each(['offchain-legacy', 'offchain-v0', 'offchain-v1'] as const)(
-      'accepts a signature over the %s off-chain message envelope',
-      async (layout) => {
-        expect((await app.claimWith(new TestWallet(), { layout })).status).toBe(201);
-      },
-    );
+    it.each(['offchain-legacy', 'offchain-v0', 'offchain-v1'] as const)('accepts a signature over the %s off-chain message envelope', async (layout) => {
+      expect((await app.claimWith(new TestWallet(), { layout })).status).toBe(201);
+    });
 
     it('downloads a signed .pkpass that verifies with openssl, with an ETag that gives 304', async () => {
       const wallet = new TestWallet();

@@ -4,14 +4,13 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeFailure, LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
-import { ClaimApiError, createClaimClient, type ClaimClient } from '@/lib/client';
-import { AppError } from '@/lib/errors';
-import { problem } from '@/lib/api/frame';
-import { PROBLEMS } from '@/lib/errors';
 import { ENDPOINTS } from '@/lib/api/endpoints';
-import { inspectPkpass } from '../support/pkpass';
+import { problem } from '@/lib/api/frame';
+import { describeFailure, LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
+import { ClaimApiError, type ClaimClient, createClaimClient } from '@/lib/client';
+import { AppError, PROBLEMS } from '@/lib/errors';
 import { TestApp, TestWallet } from '../support/app';
+import { inspectPkpass } from '../support/pkpass';
 import { freePort } from '../support/server';
 
 const BASE = 'https://passes.example.com';
@@ -177,9 +176,7 @@ describe('the typed client, through the route handlers', () => {
   it('met every problem code the claim API answers', () => {
     // The operator and PassKit endpoints have clients of their own (the console, Wallet); their
     // codes are met in operators.test.ts and test/living/.
-    const othersOnly = new Set(
-      ENDPOINTS.filter((e) => e.path.startsWith('/api/v1/operator/') || e.path.startsWith('/passkit/')).flatMap((e) => e.problems),
-    );
+    const othersOnly = new Set(ENDPOINTS.filter((e) => e.path.startsWith('/api/v1/operator/') || e.path.startsWith('/passkit/')).flatMap((e) => e.problems));
     for (const e of ENDPOINTS.filter((e) => !e.path.startsWith('/api/v1/operator/') && !e.path.startsWith('/passkit/'))) {
       for (const code of e.problems) othersOnly.delete(code);
     }
@@ -191,7 +188,10 @@ describe('the typed client, through the route handlers', () => {
 describe('the typed client without the service', () => {
   it('rejects with network_error when nothing listens, and the CLI says so in one line', async () => {
     const client = createClaimClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
-    const error = (await client.init(new TestWallet().publicKey).then(() => null, (e: unknown) => e)) as ClaimApiError;
+    const error = (await client.init(new TestWallet().publicKey).then(
+      () => null,
+      (e: unknown) => e,
+    )) as ClaimApiError;
     expect(error).toBeInstanceOf(ClaimApiError);
     expect(error).toMatchObject({ code: 'network_error', status: 0 });
     expect(error.detail).toContain('connection refused');
@@ -220,7 +220,10 @@ describe('the typed client without the service', () => {
       answer = (response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
       await expect(client.init(key)).rejects.toMatchObject({ code: 'unexpected_response', status: 200 });
       answer = (response) => response.writeHead(201, { 'content-type': 'application/json' }).end('{"hello":"world"}');
-      const error = (await client.claim({ message: 'm', signature: 's', publicKey: key }).then(() => null, (e: unknown) => e)) as ClaimApiError;
+      const error = (await client.claim({ message: 'm', signature: 's', publicKey: key }).then(
+        () => null,
+        (e: unknown) => e,
+      )) as ClaimApiError;
       expect(error).toMatchObject({ code: 'unexpected_response', detail: expect.stringContaining('downloadUrl') });
       expect(describeFailure(error).exitCode).toBe(LOCAL_EXIT_CODES.unexpected.exitCode);
     });

@@ -3,9 +3,9 @@
 // left alone; an RPC failure voids nothing; several instances on one PostgreSQL never run a round
 // twice. Against the local Solana JSON-RPC stand-in and a local webhook receiver.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -16,9 +16,9 @@ import { eligibilityStatus, runRecheckRound } from '@/lib/eligibility/recheck';
 import { getOperatorPass } from '@/lib/operators/passes';
 import { voidPass } from '@/lib/passes/lifecycle';
 import { createServices, type Services } from '@/lib/services';
+import { missingEnv, requireService } from '../scale/support/requirements';
 import { TestApp, TestWallet } from '../support/app';
 import { SolanaRpcStandIn } from '../support/stand-ins/solana-rpc';
-import { missingEnv, requireService } from '../scale/support/requirements';
 
 type Event = { type: string; data: { serialNumber: string; publicKey: string; reason?: string } };
 
@@ -142,7 +142,13 @@ describe('eligibility re-check rounds', () => {
       expect(outcome.ran && outcome.round.finishedAt).toBeInstanceOf(Date);
       expect(await getOperatorPass(app.services, serial)).toMatchObject({ status: 'active' });
       const status = await eligibilityStatus(app.services);
-      expect(status.policy).toEqual({ kind: 'any', rules: [{ kind: 'allow', source: 'inline', addresses: 1 }, { kind: 'token', mint, minAmount: '1' }] });
+      expect(status.policy).toEqual({
+        kind: 'any',
+        rules: [
+          { kind: 'allow', source: 'inline', addresses: 1 },
+          { kind: 'token', mint, minAmount: '1' },
+        ],
+      });
       expect(JSON.stringify(status)).not.toContain(invited);
 
       // The same through the operator API: signed in, and refused without a token.
@@ -218,7 +224,10 @@ describe('eligibility re-check rounds', () => {
 
     it('on their timers (every second), rounds never overlap and come at most once per interval', async () => {
       const config = { ...first.env, ELIGIBILITY_RECHECK_SECONDS: '1' };
-      const timed = [await createServices(loadConfig({ ...config, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'wpc-a-')) })), await createServices(loadConfig({ ...config, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'wpc-b-')) }))];
+      const timed = [
+        await createServices(loadConfig({ ...config, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'wpc-a-')) })),
+        await createServices(loadConfig({ ...config, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'wpc-b-')) })),
+      ];
       const before = (await allRounds(first.services.store.sql)).length;
       const started = Date.now();
       // Until two rounds have gone through: the timers ran, and twice.

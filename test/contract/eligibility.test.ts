@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Address } from '@solana/kit';
 import { loadConfig } from '@/lib/config';
 import { createChainReader } from '@/lib/eligibility/chain';
 import { EligibilityChecker } from '@/lib/eligibility/checker';
@@ -116,7 +115,9 @@ describe('CLAIM_POLICY', () => {
       expect((await app.claimWith(holder)).status).toBe(201);
       const problem = await initProblem(app, short);
       expect(problem).toMatchObject({ httpStatus: 403, code: 'not_eligible' });
-      expect(problem.detail).toBe(`This wallet cannot claim a pass yet: to be eligible, it needs to hold at least 1000 base units of the token ${mint} (it holds 999).`);
+      expect(problem.detail).toBe(
+        `This wallet cannot claim a pass yet: to be eligible, it needs to hold at least 1000 base units of the token ${mint} (it holds 999).`,
+      );
       expect(await storedMessages(app, short.publicKey)).toBe(0);
     });
 
@@ -329,5 +330,3 @@ describe('CLAIM_POLICY', () => {
     expect(app.services.eligibility).toBeUndefined();
   });
 });
-
-export type { Address };

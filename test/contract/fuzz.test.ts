@@ -28,14 +28,29 @@ describe.each(BACKENDS)('fuzzed claims on %s', (backend) => {
 
   it(`answers ${ROUNDS} mutated bodies without a single 5xx (seed ${SEED})`, async () => {
     const random = prng(SEED);
-    const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const wallet = new TestWallet();
     const { message } = await app.init(wallet.publicKey);
     const valid = { message, signature: wallet.sign(message), publicKey: wallet.publicKey, walletType: 'Phantom' };
 
     const strange: unknown[] = [
-      null, true, 0, -1, 1e308, NaN, '', ' ', '\u0000', '\ud800', '💥'.repeat(500), 'x'.repeat(5000),
-      [], [1, 2], {}, { nested: { deeper: [] } }, '1111111111111111111111111111111111111111111111111111111111111111',
+      null,
+      true,
+      0,
+      -1,
+      1e308,
+      NaN,
+      '',
+      ' ',
+      '\u0000',
+      '\ud800',
+      '💥'.repeat(500),
+      'x'.repeat(5000),
+      [],
+      [1, 2],
+      {},
+      { nested: { deeper: [] } },
+      '1111111111111111111111111111111111111111111111111111111111111111',
       ...WALLET_TYPES.map((t) => t.toLowerCase()),
     ];
     const mutateValue = (value: unknown): unknown => {
@@ -70,9 +85,12 @@ describe.each(BACKENDS)('fuzzed claims on %s', (backend) => {
         // Invalid UTF-8 bytes inside a string.
         const bytes = Buffer.from(text);
         const at = text.indexOf('"message"') + 12;
-        return { body: Buffer.concat([bytes.subarray(0, at), Buffer.from([0xc3, 0x28, 0xff]), bytes.subarray(at)]) as Buffer<ArrayBuffer>, contentType: 'application/json' };
+        return {
+          body: Buffer.concat([bytes.subarray(0, at), Buffer.from([0xc3, 0x28, 0xff]), bytes.subarray(at)]) as Buffer<ArrayBuffer>,
+          contentType: 'application/json',
+        };
       } else if (mode < 0.2) {
-        text = pick(['[]', 'null', '"str"', '123', '', '{"a":' .repeat(2000)]);
+        text = pick(['[]', 'null', '"str"', '123', '', '{"a":'.repeat(2000)]);
       } else if (mode < 0.23) {
         text = JSON.stringify({ ...body, padding: 'p'.repeat(17000) });
       }

@@ -3,7 +3,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 
-
 describe.each(BACKENDS)('lifecycle on %s', (backend) => {
   // One database for the file, each test with its own wallets and settings: open() reopens the
   // services with the test's settings, so limits counted in memory start afresh. A test that
@@ -140,7 +139,11 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     app = await open();
     const { downloadUrl } = await (await app.claimWith(new TestWallet())).json();
     // A signer that fails as a bug would (it is set up once at start, so break it directly).
-    app.services.issuer.signer = { sign: async () => { throw new Error('pkcs7 signer exploded at /srv/lib/x.js:1') } };
+    app.services.issuer.signer = {
+      sign: async () => {
+        throw new Error('pkcs7 signer exploded at /srv/lib/x.js:1');
+      },
+    };
     const response = await app.fetch(new URL(downloadUrl).pathname + new URL(downloadUrl).search, { requestId: 'req-1234' });
     expect(response.status).toBe(500);
     const body = await response.json();

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
-import { testServiceAccount, TEST_ISSUER_ID } from '../support/google';
+import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
 
 const BASE = 'https://passes.example.com';
 
@@ -146,7 +146,8 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
       return { wallet, downloadUrl, passId: new URL(downloadUrl).searchParams.get('pass')! };
     };
     const serialOf = async (publicKey: string) =>
-      (await app!.services.store['database'].query<{ serial_number: string }>('select serial_number from passes where public_key = $1', [publicKey]))[0]!.serial_number;
+      (await app!.services.store['database'].query<{ serial_number: string }>('select serial_number from passes where public_key = $1', [publicKey]))[0]!
+        .serial_number;
 
     it('are HMAC-SHA256 of the serial under a key kept in DATA_DIR (0600), stored only as a hash; a returning wallet gets the same URL, after a restart too', async () => {
       app = await open({ PUBLIC_BASE_URL: BASE });
@@ -173,7 +174,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
     });
 
     it('are derived under DOWNLOAD_ID_KEY when it is set, so instances sharing it give the same URL', async () => {
-      const sharedKey = 'k'.repeat(12) + 'a-shared-download-id-key-for-tests';
+      const sharedKey = `${'k'.repeat(12)}a-shared-download-id-key-for-tests`;
       app = await open({ PUBLIC_BASE_URL: BASE, DOWNLOAD_ID_KEY: sharedKey });
       const { wallet, passId } = await claimPass();
       const serial = await serialOf(wallet.publicKey);

@@ -6,21 +6,20 @@ import path from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '@/lib/errors';
 import { METHODS } from '@/lib/api/endpoint';
 import { ENDPOINTS, openApiDocument } from '@/lib/api/endpoints';
 import { EXAMPLE_CLAIM_REQUEST, EXAMPLE_PUBLIC_KEY } from '@/lib/api/endpoints/claims.examples';
+import { publicKeySchema } from '@/lib/api/endpoints/wallet.schemas';
 import { problem } from '@/lib/api/frame';
 import { toProblem } from '@/lib/api/problem';
-import { PROBLEM_CODES } from '@/lib/errors';
-import { publicKeySchema } from '@/lib/api/endpoints/wallet.schemas';
+import { AppError, PROBLEM_CODES } from '@/lib/errors';
 import { verifyWalletSignature } from '@/lib/signature';
 import { WALLET_TYPES } from '@/lib/wallet-types';
-import { TestApp, TestWallet } from '../support/app';
-import { ResponseChecker } from '../support/openapi';
-import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
-import { inspectPkpass } from '../support/pkpass';
 import { device, installPass, PASSKIT } from '../living/support';
+import { TestApp, TestWallet } from '../support/app';
+import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
+import { ResponseChecker } from '../support/openapi';
+import { inspectPkpass } from '../support/pkpass';
 import { ROOT } from '../support/server';
 
 const BASE = 'https://passes.example.com';
@@ -69,7 +68,10 @@ describe('the OpenAPI document', () => {
     for (const { file, pattern, methods } of routes) {
       // Every method of the table, and OPTIONS (the document promises CORS preflights on every path).
       expect(methods.sort(), `${file} exports every method`).toEqual([...METHODS, 'OPTIONS'].sort());
-      expect(ENDPOINTS.some((entry) => pattern.test(samplePath(entry.path))), `${file} serves an entry of the table`).toBe(true);
+      expect(
+        ENDPOINTS.some((entry) => pattern.test(samplePath(entry.path))),
+        `${file} serves an entry of the table`,
+      ).toBe(true);
     }
   });
 
@@ -90,7 +92,11 @@ describe('the OpenAPI document', () => {
       for (const [method, operation] of Object.entries(item as Record<string, any>)) {
         const body = operation.requestBody?.content?.['application/json'];
         if (body) {
-          checker.expectValid(`openapi.json#/paths/${route.replaceAll('/', '~1')}/${method}/requestBody/content/application~1json/schema`, body.example, `${method} ${route} request example`);
+          checker.expectValid(
+            `openapi.json#/paths/${route.replaceAll('/', '~1')}/${method}/requestBody/content/application~1json/schema`,
+            body.example,
+            `${method} ${route} request example`,
+          );
           count++;
         }
         for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
@@ -119,7 +125,13 @@ describe('the OpenAPI document', () => {
       buildOpenApiDocument({
         version: '0',
         endpoints: [
-          { ...endpoint, query: undefined, invalidExample: undefined, body: { schema: shared, example: {} }, responses: { 200: { description: 'x', json: shared } } },
+          {
+            ...endpoint,
+            query: undefined,
+            invalidExample: undefined,
+            body: { schema: shared, example: {} },
+            responses: { 200: { description: 'x', json: shared } },
+          },
         ],
       }),
     ).toThrow(/TwoShapes/);
@@ -154,7 +166,8 @@ describe('the document matches what the route handlers answer', () => {
 
   it('GET /api/v1/claim/init: 200, and 400 exactly as the documented example', async () => {
     await checker.check('GET', INIT, await app.fetch(`${INIT}?publicKey=${new TestWallet().publicKey}`));
-    const example = (checker.operation('GET', INIT).responses['400']!.content!['application/problem+json']!.examples as Record<string, { value: unknown }>).invalid_request!.value;
+    const example = (checker.operation('GET', INIT).responses['400']!.content!['application/problem+json']!.examples as Record<string, { value: unknown }>)
+      .invalid_request!.value;
     const invalid = ENDPOINTS.find((e) => e.path === INIT)!.invalidExample as Record<string, string>;
     expect(await checker.check('GET', INIT, await app.fetch(`${INIT}?${new URLSearchParams(invalid)}`))).toEqual(example);
   });
@@ -163,7 +176,8 @@ describe('the document matches what the route handlers answer', () => {
     const wallet = new TestWallet();
     await checker.check('POST', CLAIM, await app.postClaim({ ...(await claimBody(wallet)), walletType: 'Phantom' }));
     await checker.check('POST', CLAIM, await app.postClaim(await claimBody(wallet)));
-    const example = (checker.operation('POST', CLAIM).responses['400']!.content!['application/problem+json']!.examples as Record<string, { value: unknown }>).invalid_request!.value;
+    const example = (checker.operation('POST', CLAIM).responses['400']!.content!['application/problem+json']!.examples as Record<string, { value: unknown }>)
+      .invalid_request!.value;
     const invalid = ENDPOINTS.find((e) => e.path === CLAIM)!.invalidExample;
     expect(await checker.check('POST', CLAIM, await app.postClaim(invalid))).toEqual(example);
   });
@@ -259,9 +273,14 @@ describe('the document matches what the route handlers answer', () => {
     const { downloadUrl } = (await (await app.postClaim(await claimBody(new TestWallet()))).json()) as { downloadUrl: string };
     const pass = inspectPkpass(new Uint8Array(await (await app.fetch(downloadUrl.slice(BASE.length))).arrayBuffer()));
     const serial = pass.passJson.serialNumber as string;
-    expect(await checker.check('GET', '/api/v1/passes/verify', await app.fetch(`/api/v1/passes/verify?serial=${serial}`))).toMatchObject({ genuine: true, serialNumber: serial });
+    expect(await checker.check('GET', '/api/v1/passes/verify', await app.fetch(`/api/v1/passes/verify?serial=${serial}`))).toMatchObject({
+      genuine: true,
+      serialNumber: serial,
+    });
     const invalid = await checker.check('GET', '/api/v1/passes/verify', await app.fetch('/api/v1/passes/verify?serial=not-a-serial'));
-    expect(invalid).toEqual(checker.operation('GET', '/api/v1/passes/verify').responses['400']!.content!['application/problem+json']!.examples!.invalid_request!.value);
+    expect(invalid).toEqual(
+      checker.operation('GET', '/api/v1/passes/verify').responses['400']!.content!['application/problem+json']!.examples!.invalid_request!.value,
+    );
     await checker.check('GET', '/api/v1/passes/verify', await app.fetch('/api/v1/passes/verify?serial=00000000-0000-4000-8000-000000000000'));
     // The page shows the same: 200 for the pass, 404 otherwise.
     await checker.check('GET', '/verify', await app.fetch(`/verify?serial=${serial}`));
@@ -277,7 +296,11 @@ describe('the document matches what the route handlers answer', () => {
     await app.restart({ GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: account.json });
     const link = await checker.check('GET', '/api/v1/passes/google', await app.fetch(`/api/v1/passes/google?pass=${pass}`));
     expect((link as { saveUrl: string }).saveUrl).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\//);
-    const unknown = await checker.check('GET', '/api/v1/passes/google', await app.fetch('/api/v1/passes/google?pass=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+    const unknown = await checker.check(
+      'GET',
+      '/api/v1/passes/google',
+      await app.fetch('/api/v1/passes/google?pass=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
+    );
     expect((unknown as { code: string }).code).toBe('pass_not_found');
     await app.restart({ GOOGLE_WALLET_ISSUER_ID: '', GOOGLE_SERVICE_ACCOUNT: '' });
   });
@@ -313,7 +336,11 @@ describe('the document matches what the route handlers answer', () => {
 
     await checker.check('DELETE', REGISTRATION, await phone.unregister());
     await checker.check('DELETE', REGISTRATION, await phone.unregister('A'.repeat(43)));
-    await checker.check('DELETE', REGISTRATION, await app.fetch(`${PASSKIT}/devices/bad%20id/registrations/${installed.passTypeIdentifier}/${installed.serialNumber}`, { method: 'DELETE' }));
+    await checker.check(
+      'DELETE',
+      REGISTRATION,
+      await app.fetch(`${PASSKIT}/devices/bad%20id/registrations/${installed.passTypeIdentifier}/${installed.serialNumber}`, { method: 'DELETE' }),
+    );
 
     await checker.check('POST', LOG, await phone.log(['a problem']));
     const log = (body: string, contentType = 'application/json') => app.fetch(LOG, { method: 'POST', headers: { 'content-type': contentType }, body });

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS, openApiDocument } from '@/lib/api/endpoints';
 import { DEFAULT_STATEMENT } from '@/lib/config';
 import { tokenHash } from '@/lib/operators/auth';
-import { eventually } from '@/scripts/support/server-process';
 import { OPERATOR_STATEMENT } from '@/lib/operators/sessions';
+import { eventually } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 import { ResponseChecker } from '../support/openapi';
 
@@ -36,7 +36,10 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
     return { status, body, headers };
   };
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-  const json = (body: unknown, headers: Record<string, string> = {}) => ({ headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const json = (body: unknown, headers: Record<string, string> = {}) => ({
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
   const SESSIONS = '/api/v1/operator/sessions';
   const INIT = '/api/v1/operator/sessions/init';
@@ -126,7 +129,12 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
 
     it('never opens a session with a claim message, and a session message never claims a pass', async () => {
       const claim = await app.init(operator.publicKey);
-      const asSession = await call('POST', SESSIONS, SESSIONS, json({ message: claim.message, signature: operator.sign(claim.message), publicKey: operator.publicKey }));
+      const asSession = await call(
+        'POST',
+        SESSIONS,
+        SESSIONS,
+        json({ message: claim.message, signature: operator.sign(claim.message), publicKey: operator.publicKey }),
+      );
       expect(asSession.status).toBe(401);
       expect(asSession.body.code).toBe('message_not_issued');
 
@@ -151,7 +159,9 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       await app.services.store.sql.query(`update sign_in_messages set expires_at = now() - interval '1 second' where message = $1`, [late.message]);
       expect((await call('POST', SESSIONS, SESSIONS, json(late))).body.code).toBe('message_expired');
 
-      expect((await call('POST', SESSIONS, SESSIONS, json({ message: 'hello', signature: operator.sign('hello'), publicKey: operator.publicKey }))).body.code).toBe('message_not_issued');
+      expect(
+        (await call('POST', SESSIONS, SESSIONS, json({ message: 'hello', signature: operator.sign('hello'), publicKey: operator.publicKey }))).body.code,
+      ).toBe('message_not_issued');
       expect((await call('POST', SESSIONS, SESSIONS, json({ publicKey: operator.publicKey }))).body.code).toBe('invalid_request');
       expect((await call('POST', SESSIONS, SESSIONS, { headers: { 'content-type': 'text/plain' }, body: '{}' })).body.code).toBe('unsupported_media_type');
       expect((await call('POST', SESSIONS, SESSIONS, json({ ...session, padding: 'x'.repeat(17 * 1024) }))).body.code).toBe('payload_too_large');
@@ -226,7 +236,14 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       });
 
       it('refuses a POST or DELETE with the cookie from another site, or from a page that says nothing', async () => {
-        for (const headers of <Record<string, string>[]>[{}, { origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'http://passes.example.com' }]) {
+        for (const headers of <Record<string, string>[]>[
+          {},
+          { origin: 'https://evil.example' },
+          { origin: 'null' },
+          { 'sec-fetch-site': 'cross-site' },
+          { 'sec-fetch-site': 'same-site' },
+          { origin: 'http://passes.example.com' },
+        ]) {
           const answer = await voidWith(headers);
           expect(answer.status, JSON.stringify(headers)).toBe(403);
           expect(answer.body.code).toBe('forbidden');
@@ -238,12 +255,16 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
 
       it('accepts one from our own origin (Origin, or Sec-Fetch-Site: same-origin)', async () => {
         expect((await voidWith({ origin: BASE })).body.status).toBe('voided');
-        expect((await call('POST', RESTORE, `${PASSES}/${serial}/restore`, { headers: { cookie, 'sec-fetch-site': 'same-origin' } })).body.status).toBe('active');
+        expect((await call('POST', RESTORE, `${PASSES}/${serial}/restore`, { headers: { cookie, 'sec-fetch-site': 'same-origin' } })).body.status).toBe(
+          'active',
+        );
       });
 
       it('a Bearer token needs no such check: a page elsewhere cannot make a browser send it', async () => {
         const { token } = (await signIn()).body;
-        expect((await call('POST', RESTORE, `${PASSES}/${serial}/restore`, { headers: { ...bearer(token), origin: 'https://evil.example' } })).status).toBe(200);
+        expect((await call('POST', RESTORE, `${PASSES}/${serial}/restore`, { headers: { ...bearer(token), origin: 'https://evil.example' } })).status).toBe(
+          200,
+        );
       });
     });
   });
@@ -284,7 +305,9 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('DELETE', KEY, `${KEYS}/key_unknown`, { headers: bearer(token) })).body.code).toBe('api_key_not_found');
       expect((await call('DELETE', KEY, `${KEYS}/${'x'.repeat(100)}`, { headers: bearer(token) })).body.code).toBe('api_key_not_found');
       expect((await call('POST', KEYS, KEYS, json({ name: '' }, bearer(token)))).body.code).toBe('invalid_request');
-      expect((await call('POST', KEYS, KEYS, { headers: { ...bearer(token), 'content-type': 'text/plain' }, body: 'name' })).body.code).toBe('unsupported_media_type');
+      expect((await call('POST', KEYS, KEYS, { headers: { ...bearer(token), 'content-type': 'text/plain' }, body: 'name' })).body.code).toBe(
+        'unsupported_media_type',
+      );
       expect((await call('POST', KEYS, KEYS, json({ name: 'x'.repeat(17 * 1024) }, bearer(token)))).body.code).toBe('payload_too_large');
     });
   });
@@ -347,7 +370,16 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       );
       expect((await get(`${PASSES}?serial=${one.serial}`)).body.passes[0].devices).toBe(2);
 
-      for (const query of ['status=lost', 'limit=0', 'limit=201', 'limit=two', 'cursor=garbage', 'publicKey=nope', 'serial=nope', `cursor=${'x'.repeat(600)}`]) {
+      for (const query of [
+        'status=lost',
+        'limit=0',
+        'limit=201',
+        'limit=two',
+        'cursor=garbage',
+        'publicKey=nope',
+        'serial=nope',
+        `cursor=${'x'.repeat(600)}`,
+      ]) {
         const answer = await get(`${PASSES}?${query}`);
         expect(answer.status, query).toBe(400);
         expect(answer.body.code).toBe('invalid_request');
@@ -388,7 +420,9 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'two\nlines' }, bearer(token)))).body.code).toBe('invalid_request');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({}, bearer(token)))).body.code).toBe('invalid_request');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, { headers: bearer(token) })).body.code).toBe('unsupported_media_type');
-      expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'x'.repeat(17 * 1024) }, bearer(token)))).body.code).toBe('payload_too_large');
+      expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'x'.repeat(17 * 1024) }, bearer(token)))).body.code).toBe(
+        'payload_too_large',
+      );
     });
 
     it('sets and clears a pass’s dates: 200 with the pass, updatedAt moves only on a change, the change is queued', async () => {
@@ -396,7 +430,12 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       const patch = (body: unknown, path = `${PASSES}/${serial}`) => call('PATCH', PASS, path, json(body, bearer(token)));
       const set = await patch({ expirationDate: '2030-06-01T18:00:00+02:00', relevantDate: '2030-05-31T20:00:00Z' });
       expect(set.status).toBe(200);
-      expect(set.body).toMatchObject({ serialNumber: serial, status: 'active', expirationDate: '2030-06-01T16:00:00.000Z', relevantDate: '2030-05-31T20:00:00.000Z' });
+      expect(set.body).toMatchObject({
+        serialNumber: serial,
+        status: 'active',
+        expirationDate: '2030-06-01T16:00:00.000Z',
+        relevantDate: '2030-05-31T20:00:00.000Z',
+      });
       expect(Date.parse(set.body.updatedAt)).toBeGreaterThan(Date.parse(set.body.claimedAt));
 
       // The same instant, written another way: nothing changes. null removes one date; the other stays.
@@ -409,7 +448,14 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect(jobs.map((job) => job.kind)).toEqual(['pass.changed', 'pass.changed']);
 
       expect((await patch({ expirationDate: null }, `${PASSES}/00000000-0000-4000-8000-000000000000`)).body.code).toBe('pass_not_found');
-      for (const body of [{}, { expirationDate: '2030-06-01' }, { expirationDate: '2030-06-01T16:00:00' }, { expirationDate: '1999-12-31T23:00:00Z' }, { relevantDate: 5 }, { expirationDate: 'soon' }]) {
+      for (const body of [
+        {},
+        { expirationDate: '2030-06-01' },
+        { expirationDate: '2030-06-01T16:00:00' },
+        { expirationDate: '1999-12-31T23:00:00Z' },
+        { relevantDate: 5 },
+        { expirationDate: 'soon' },
+      ]) {
         const answer = await patch(body);
         expect(answer.status, JSON.stringify(body)).toBe(400);
         expect(answer.body.code).toBe('invalid_request');
@@ -443,7 +489,12 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
                 (select count(*)::int from device_registrations) as devices
          from passes`,
       );
-      expect(body).toMatchObject({ passes: counts!.passes, voided: counts!.voided, active: counts!.passes - counts!.voided, devicesRegistered: counts!.devices });
+      expect(body).toMatchObject({
+        passes: counts!.passes,
+        voided: counts!.voided,
+        active: counts!.passes - counts!.voided,
+        devicesRegistered: counts!.devices,
+      });
       expect(body.voided).toBeGreaterThan(0);
       const days = body.claimsPerDay as { date: string; count: number }[];
       expect(days).toHaveLength(30);
@@ -463,12 +514,21 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       // An event left from when WEBHOOK_URL was set: given up at once, and a retry cannot help.
       const [id] = await app.services.store.jobs.enqueue({
         kind: 'webhook',
-        payload: { id: 'msg_left', type: 'pass.created', timestamp: new Date().toISOString(), data: { serialNumber: 's', publicKey: 'k', walletType: 'Generic' } },
+        payload: {
+          id: 'msg_left',
+          type: 'pass.created',
+          timestamp: new Date().toISOString(),
+          data: { serialNumber: 's', publicKey: 'k', walletType: 'Generic' },
+        },
       });
-      const failed = await eventually(async () => {
-        const { body } = await call('GET', DELIVERIES, `${DELIVERIES}?status=failed`, { headers: bearer(token) });
-        return body.deliveries.length ? body.deliveries[0] : undefined;
-      }, 10_000, 'delivery given up');
+      const failed = await eventually(
+        async () => {
+          const { body } = await call('GET', DELIVERIES, `${DELIVERIES}?status=failed`, { headers: bearer(token) });
+          return body.deliveries.length ? body.deliveries[0] : undefined;
+        },
+        10_000,
+        'delivery given up',
+      );
       expect(failed).toMatchObject({ id: String(id), eventId: 'msg_left', type: 'pass.created', status: 'failed', attempts: 1, nextAttemptAt: null });
       expect(failed.lastError).toMatch(/WEBHOOK_URL/);
       const retried = await call('POST', RETRY, `${DELIVERIES}/${id}/retry`, { headers: bearer(token) });

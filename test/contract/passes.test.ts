@@ -7,10 +7,10 @@ import { createClaimClient } from '@/lib/client';
 import { designFor, rgb } from '@/lib/passes/designs';
 import { GOOGLE_SAVE_URL } from '@/lib/passes/google-wallet';
 import { updatePassDates } from '@/lib/passes/lifecycle';
-import { TEST_ISSUER_ID, type TestServiceAccount } from '../support/google';
-import { GoogleWalletApiStandIn } from '../support/stand-ins/google-wallet-api';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
+import { TEST_ISSUER_ID, type TestServiceAccount } from '../support/google';
 import { inspectPkpass } from '../support/pkpass';
+import { GoogleWalletApiStandIn } from '../support/stand-ins/google-wallet-api';
 
 const BASE = 'https://passes.example.com';
 
@@ -20,8 +20,7 @@ async function problemOf(response: Response) {
 }
 
 /** The typed API client, talking to the route handlers of `app`. */
-const clientOf = (app: TestApp) =>
-  createClaimClient({ baseUrl: BASE, fetch: (input, init) => app.fetch(String(input).slice(BASE.length), init ?? {}) });
+const clientOf = (app: TestApp) => createClaimClient({ baseUrl: BASE, fetch: (input, init) => app.fetch(String(input).slice(BASE.length), init ?? {}) });
 
 /** Claims a pass for a new wallet and downloads it: the pass id, its pass.json and its bytes. */
 async function claimAndDownload(app: TestApp, walletType = 'Solflare') {
@@ -107,10 +106,18 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
       const serial = pass.passJson.serialNumber as string;
       const ahead = new Date(Date.now() + 3_600_000);
       await updatePassDates(app.services, serial, { expirationDate: ahead });
-      expect(await (await app.fetch(`/api/v1/passes/verify?serial=${serial}`)).json()).toMatchObject({ status: 'active', expirationDate: ahead.toISOString(), expired: false });
+      expect(await (await app.fetch(`/api/v1/passes/verify?serial=${serial}`)).json()).toMatchObject({
+        status: 'active',
+        expirationDate: ahead.toISOString(),
+        expired: false,
+      });
       const passed = new Date(Date.now() - 1000);
       await updatePassDates(app.services, serial, { expirationDate: passed });
-      expect(await (await app.fetch(`/api/v1/passes/verify?serial=${serial}`)).json()).toMatchObject({ status: 'active', expirationDate: passed.toISOString(), expired: true });
+      expect(await (await app.fetch(`/api/v1/passes/verify?serial=${serial}`)).json()).toMatchObject({
+        status: 'active',
+        expirationDate: passed.toISOString(),
+        expired: true,
+      });
       const page = await app.fetch(`/verify?serial=${serial}`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<h1 id="verdict">Expired</h1>');
@@ -150,7 +157,7 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
     });
   });
 
-  describe('GET /verify (the page a pass\'s QR code opens)', () => {
+  describe("GET /verify (the page a pass's QR code opens)", () => {
     it('answers 200 with an HTML page saying the pass is genuine, for which wallet, without any script', async () => {
       const { pass, wallet } = await claimAndDownload(app, 'HyperPay');
       const response = await app.fetch(new URL(pass.passJson.barcodes[0].message).pathname + new URL(pass.passJson.barcodes[0].message).search);
@@ -252,7 +259,9 @@ describe.each(BACKENDS)('Save to Google Wallet on %s', (backend) => {
     expect((object as any).barcode.value).toBe(pass.passJson.barcodes[0].message);
     // Asked again: the same object, not inserted twice.
     const inserts = google.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/genericObject')).length;
-    expect(await verifiedPayload((await (await app.fetch(`/api/v1/passes/google?pass=${passId}`)).json()).saveUrl)).toEqual({ genericObjects: [{ id: objectId }] });
+    expect(await verifiedPayload((await (await app.fetch(`/api/v1/passes/google?pass=${passId}`)).json()).saveUrl)).toEqual({
+      genericObjects: [{ id: objectId }],
+    });
     expect(google.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/genericObject')).length).toBe(inserts);
   });
 

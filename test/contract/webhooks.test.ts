@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
-import { newWebhookSecret, WebhookReceiver, type ReceivedWebhook } from '../support/stand-ins/webhook-receiver';
+import { newWebhookSecret, type ReceivedWebhook, WebhookReceiver } from '../support/stand-ins/webhook-receiver';
 
 type Json = Record<string, any>;
 
@@ -63,10 +63,14 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
 
   /** Resolves once no delivery is pending or being sent: every event the service meant to send has been answered. */
   const allDelivered = () =>
-    eventually(async () => {
-      const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=pending');
-      return (deliveries as Json[]).length === 0 ? true : undefined;
-    }, 10_000, 'no delivery pending');
+    eventually(
+      async () => {
+        const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=pending');
+        return (deliveries as Json[]).length === 0 ? true : undefined;
+      },
+      10_000,
+      'no delivery pending',
+    );
 
   const claim = async () => {
     const wallet = new TestWallet();
@@ -84,7 +88,11 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     expect(request.headers['webhook-signature']).toMatch(/^v1,/);
     expect(Object.keys(event).sort()).toEqual(['data', 'timestamp', 'type']);
-    expect(event).toEqual({ type: 'pass.created', timestamp: expect.any(String), data: { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare' } });
+    expect(event).toEqual({
+      type: 'pass.created',
+      timestamp: expect.any(String),
+      data: { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare' },
+    });
     expect(Math.abs(Date.parse(event.timestamp) - Date.now())).toBeLessThan(30_000);
     expect(request.body).not.toContain(passId);
     // Another secret, or a body changed by one byte, does not verify.
@@ -103,10 +111,14 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     expect((await app.fetch(`/verify?serial=${serial}`)).status).toBe(200);
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect((await app.fetch(`/api/v1/passes/verify?serial=${unknown}`)).status).toBe(404);
-    const scanned = await eventually(async () => {
-      const found = eventsFor(serial, 'pass.scanned');
-      return found.length === 2 ? found : undefined;
-    }, 10_000, 'two pass.scanned');
+    const scanned = await eventually(
+      async () => {
+        const found = eventsFor(serial, 'pass.scanned');
+        return found.length === 2 ? found : undefined;
+      },
+      10_000,
+      'two pass.scanned',
+    );
     expect(scanned[0]!.event.data).toEqual({ serialNumber: serial, publicKey: expect.any(String), walletType: 'Solflare' });
     await allDelivered();
     expect(eventsFor(unknown)).toEqual([]);
@@ -116,14 +128,22 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     const { wallet, serial } = await claim();
     await operatorCall('POST', `/api/v1/operator/passes/${serial}/void`, { reason: 'ticket refunded' });
     await operatorCall('POST', `/api/v1/operator/passes/${serial}/restore`);
-    const events = await eventually(async () => {
-      const found = eventsFor(serial).filter(({ event }) => event.type !== 'pass.created');
-      return found.length === 2 ? found : undefined;
-    }, 10_000, 'voided and restored');
+    const events = await eventually(
+      async () => {
+        const found = eventsFor(serial).filter(({ event }) => event.type !== 'pass.created');
+        return found.length === 2 ? found : undefined;
+      },
+      10_000,
+      'voided and restored',
+    );
     expect(events.map(({ event }) => event.type).sort()).toEqual(['pass.restored', 'pass.voided']);
     const voided = events.find(({ event }) => event.type === 'pass.voided')!.event;
     expect(voided.data).toEqual({ serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', reason: 'ticket refunded' });
-    expect(events.find(({ event }) => event.type === 'pass.restored')!.event.data).toEqual({ serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare' });
+    expect(events.find(({ event }) => event.type === 'pass.restored')!.event.data).toEqual({
+      serialNumber: serial,
+      publicKey: wallet.publicKey,
+      walletType: 'Solflare',
+    });
   });
 
   it('pass.updated with the dates an operator set, and only when they change', async () => {
@@ -131,10 +151,14 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     await operatorCall('PATCH', `/api/v1/operator/passes/${serial}`, { expirationDate: '2030-06-01T18:00:00+02:00' });
     await operatorCall('PATCH', `/api/v1/operator/passes/${serial}`, { expirationDate: '2030-06-01T16:00:00Z' }); // the same instant
     await operatorCall('PATCH', `/api/v1/operator/passes/${serial}`, { expirationDate: null, relevantDate: '2030-05-31T20:00:00Z' });
-    const updates = await eventually(async () => {
-      const found = eventsFor(serial, 'pass.updated');
-      return found.length === 2 ? found : undefined;
-    }, 10_000, 'two pass.updated');
+    const updates = await eventually(
+      async () => {
+        const found = eventsFor(serial, 'pass.updated');
+        return found.length === 2 ? found : undefined;
+      },
+      10_000,
+      'two pass.updated',
+    );
     const data = updates.map(({ event }) => event.data).sort((a, b) => String(a.expirationDate).localeCompare(String(b.expirationDate)));
     expect(data).toEqual([
       { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', expirationDate: '2030-06-01T16:00:00.000Z' },
@@ -147,11 +171,15 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
   it('retries a failing receiver with backoff, shows it to operators, and delivers exactly once when it accepts', async () => {
     receiver.answer = () => 503;
     const { serial } = await claim();
-    const failing = await eventually(async () => {
-      const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=pending');
-      const mine = (deliveries as Json[]).find((d) => d.serialNumber === serial && d.type === 'pass.created');
-      return mine && mine.attempts >= 2 && mine.status === 'pending' ? mine : undefined;
-    }, 10_000, 'two failed attempts');
+    const failing = await eventually(
+      async () => {
+        const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=pending');
+        const mine = (deliveries as Json[]).find((d) => d.serialNumber === serial && d.type === 'pass.created');
+        return mine && mine.attempts >= 2 && mine.status === 'pending' ? mine : undefined;
+      },
+      10_000,
+      'two failed attempts',
+    );
     expect(failing.lastError).toBe('the receiver answered HTTP 503');
     expect(Date.parse(failing.nextAttemptAt)).toBeGreaterThan(Date.parse(failing.createdAt));
     expect(failing.deliveredAt).toBeNull();
@@ -161,10 +189,14 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(85);
 
     receiver.answer = () => 200;
-    const delivered = await eventually(async () => {
-      const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=delivered');
-      return (deliveries as Json[]).find((d) => d.id === failing.id);
-    }, 10_000, 'delivered');
+    const delivered = await eventually(
+      async () => {
+        const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=delivered');
+        return (deliveries as Json[]).find((d) => d.id === failing.id);
+      },
+      10_000,
+      'delivered',
+    );
     expect(delivered).toMatchObject({ status: 'delivered', lastError: null, nextAttemptAt: null, deliveredAt: expect.any(String) });
     await allDelivered();
     expect(receiver.withId(failing.eventId).filter((request) => request.status === 200)).toHaveLength(1);
@@ -174,16 +206,24 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
   it('gives up after 24 hours of failures; an operator’s retry sends it again', async () => {
     receiver.answer = () => 500;
     const { serial } = await claim();
-    const pending = await eventually(async () => {
-      const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries');
-      return (deliveries as Json[]).find((d) => d.serialNumber === serial && d.attempts >= 1);
-    }, 10_000, 'first attempt');
+    const pending = await eventually(
+      async () => {
+        const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries');
+        return (deliveries as Json[]).find((d) => d.serialNumber === serial && d.attempts >= 1);
+      },
+      10_000,
+      'first attempt',
+    );
     // As if it had been failing since yesterday.
     await app.services.store.sql.query(`update jobs set created_at = now() - interval '25 hours' where id = $1`, [Number(pending.id)]);
-    const failed = await eventually(async () => {
-      const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=failed');
-      return (deliveries as Json[]).find((d) => d.id === pending.id);
-    }, 10_000, 'given up');
+    const failed = await eventually(
+      async () => {
+        const { deliveries } = await operatorCall('GET', '/api/v1/operator/webhooks/deliveries?status=failed');
+        return (deliveries as Json[]).find((d) => d.id === pending.id);
+      },
+      10_000,
+      'given up',
+    );
     expect(failed).toMatchObject({ status: 'failed', nextAttemptAt: null, lastError: 'the receiver answered HTTP 500', failedAt: expect.any(String) });
 
     receiver.answer = () => 200;

@@ -2,14 +2,14 @@
 // (lib/api), with a real database: PGlite in a fresh DATA_DIR, or a fresh database on the
 // PostgreSQL server of TEST_DATABASE_URL, each a copy of the run's migrated template.
 import { rmSync } from 'node:fs';
+import { ENDPOINTS } from '@/lib/api/endpoints';
+import { type Api, createApi } from '@/lib/api/frame';
 import type { InitResult } from '@/lib/client';
 import { loadConfig } from '@/lib/config';
-import { ENDPOINTS } from '@/lib/api/endpoints';
-import { createApi, type Api } from '@/lib/api/frame';
 import { createServices, type Services } from '@/lib/services';
 import { createScratchDatabase, scratchDataDir, templateDatabase } from '@/scripts/support/scratch-database';
 import { TestClock } from './clock';
-import { TestWallet, type Layout } from './wallet';
+import { type Layout, TestWallet } from './wallet';
 
 export type Backend = 'pglite' | 'postgres';
 

@@ -7,7 +7,12 @@ import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import type { OpenApiDocument } from '@/lib/api/openapi';
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown; examples?: Record<string, { value: unknown }> }>; headers?: Record<string, unknown> }> };
+type Operation = {
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: unknown; example?: unknown; examples?: Record<string, { value: unknown }> }>; headers?: Record<string, unknown> }
+  >;
+};
 
 export class ResponseChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -65,8 +70,8 @@ export class ResponseChecker {
 
   /** A JSON pointer to a response's schema inside the document. */
   pointer(route: string, method: string, status: string, mediaType: string): string {
-    const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-    return `openapi.json#/paths/${escape(route)}/${method.toLowerCase()}/responses/${status}/content/${escape(mediaType)}/schema`;
+    const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+    return `openapi.json#/paths/${escapePointer(route)}/${method.toLowerCase()}/responses/${status}/content/${escapePointer(mediaType)}/schema`;
   }
 
   expectValid(schemaRef: string, value: unknown, what: string): void {

@@ -49,10 +49,18 @@ export function inspectPkpass(bytes: Uint8Array): InspectedPass {
     opensslVerify: () =>
       withFiles((dir) => {
         const result = spawnSync('openssl', [
-          'cms', '-verify', '-binary', '-inform', 'DER',
-          '-in', path.join(dir, 'signature'),
-          '-content', path.join(dir, 'manifest.json'),
-          '-noverify', '-out', path.join(dir, 'verified'),
+          'cms',
+          '-verify',
+          '-binary',
+          '-inform',
+          'DER',
+          '-in',
+          path.join(dir, 'signature'),
+          '-content',
+          path.join(dir, 'manifest.json'),
+          '-noverify',
+          '-out',
+          path.join(dir, 'verified'),
         ]);
         return { ok: result.status === 0, output: `${result.stdout}${result.stderr}`.trim() };
       }),

@@ -15,8 +15,7 @@ export async function makeTemplates(): Promise<() => Promise<void>> {
   if (process.env[TEMPLATE_ENV.dataDir]) return async () => {};
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wpc-template-'));
   const database = process.env.TEST_DATABASE_URL ? await createScratchDatabase() : undefined;
-  const migrate = async (databaseUrl?: string) =>
-    (await openDatabase({ dataDir, databaseUrl, poolSize: 1, timeoutMs: 30_000 })).close();
+  const migrate = async (databaseUrl?: string) => (await openDatabase({ dataDir, databaseUrl, poolSize: 1, timeoutMs: 30_000 })).close();
   ensureDevelopmentChain(dataDir);
   await Promise.all([migrate(), database && migrate(database.url)]);
   process.env[TEMPLATE_ENV.dataDir] = dataDir;

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentChain } from '@/lib/passes/certificates';
 import { APNS_MAX_PAYLOAD_BYTES, ApnsStandIn, STAND_IN_BAD_PAYLOAD } from './apns';
-import { createCertificateAuthority, issuePassTypeCertificate, type IssuedCertificate } from './certificates';
+import { createCertificateAuthority, type IssuedCertificate, issuePassTypeCertificate } from './certificates';
 
 const TOPIC = 'pass.example.test';
 const TOKEN = 'a1b2c3d4'.repeat(8);
@@ -30,11 +30,14 @@ async function connect(apns: ApnsStandIn, client?: IssuedCertificate) {
   });
   const send = (request: PushRequest = {}): Promise<PushResponse> =>
     new Promise((resolve, reject) => {
-      const stream = session.request({
-        ':method': request.method ?? 'POST',
-        ':path': request.path ?? `/3/device/${TOKEN}`,
-        ...(request.headers ?? { 'apns-topic': TOPIC }),
-      }, { endStream: false }); // Node ends GET streams at once unless told; every push here carries a body
+      const stream = session.request(
+        {
+          ':method': request.method ?? 'POST',
+          ':path': request.path ?? `/3/device/${TOKEN}`,
+          ...(request.headers ?? { 'apns-topic': TOPIC }),
+        },
+        { endStream: false },
+      ); // Node ends GET streams at once unless told; every push here carries a body
       let status = 0;
       let headers: http2.IncomingHttpHeaders = {};
       let body = '';
@@ -73,7 +76,17 @@ describe('APNs stand-in', () => {
     expect(response).toMatchObject({ status: 200, body: '' });
     expect(response.headers['apns-id']).toBe(apnsId);
     const push = apns.pushes[before]!;
-    expect(push).toMatchObject({ method: 'POST', path: `/3/device/${TOKEN}`, token: TOKEN, topic: TOPIC, pushType: 'background', apnsId, body: '{}', status: 200, reason: undefined });
+    expect(push).toMatchObject({
+      method: 'POST',
+      path: `/3/device/${TOKEN}`,
+      token: TOKEN,
+      topic: TOPIC,
+      pushType: 'background',
+      apnsId,
+      body: '{}',
+      status: 200,
+      reason: undefined,
+    });
     expect(push.headers['apns-priority']).toBe('5');
     expect(push.at).toBeInstanceOf(Date);
     expect(push.clientCert).toEqual({
@@ -151,7 +164,7 @@ describe('APNs stand-in', () => {
     expect(apns.pushes.at(-1)!.clientCert).toMatchObject({ fingerprint256: new X509Certificate(stranger.certPem).fingerprint256, authorized: false });
   });
 
-  it('validates requests as APNs does, with Apple\'s status codes and reasons', async () => {
+  it("validates requests as APNs does, with Apple's status codes and reasons", async () => {
     const client = await connect(apns, passCert);
     const cases: Array<[string, PushRequest, number, string]> = [
       ['GET', { method: 'GET' }, 405, 'MethodNotAllowed'],

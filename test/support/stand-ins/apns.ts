@@ -44,7 +44,18 @@ import { createCertificateAuthority, issueCertificate } from './certificates';
 export const APNS_MAX_PAYLOAD_BYTES = 4096;
 
 /** The `apns-push-type` values Apple lists (a header with any other value is 400 InvalidPushType). */
-export const APNS_PUSH_TYPES = ['alert', 'background', 'location', 'voip', 'complication', 'fileprovider', 'mdm', 'liveactivity', 'pushtotalk', 'widgets'] as const;
+export const APNS_PUSH_TYPES = [
+  'alert',
+  'background',
+  'location',
+  'voip',
+  'complication',
+  'fileprovider',
+  'mdm',
+  'liveactivity',
+  'pushtotalk',
+  'widgets',
+] as const;
 
 /** This stand-in's own reason for a payload that is not a JSON object (Apple documents none). */
 export const STAND_IN_BAD_PAYLOAD = 'BadPayload';
@@ -209,7 +220,13 @@ export class ApnsStandIn {
     });
   }
 
-  private respond(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, rawHeaders: string[], body: Buffer, clientCert: ClientCertificate | null): void {
+  private respond(
+    stream: http2.ServerHttp2Stream,
+    headers: http2.IncomingHttpHeaders,
+    rawHeaders: string[],
+    body: Buffer,
+    clientCert: ClientCertificate | null,
+  ): void {
     const requestId = header(headers, 'apns-id');
     // APNs echoes the request's apns-id, or makes a UUID when there is none (or it is not one).
     const apnsId = requestId !== undefined && UUID.test(requestId) ? requestId : randomUUID();
@@ -318,7 +335,7 @@ function listen(server: http2.Http2SecureServer): Promise<number> {
 /** The certificate a session's client presented, read once per connection. */
 function clientCertificateOf(socket: TLSSocket, checkedAgainstCa: boolean): ClientCertificate | null {
   const peer = socket.getPeerCertificate();
-  if (!peer || !peer.raw) return null;
+  if (!peer?.raw) return null;
   const x509 = new X509Certificate(peer.raw);
   return {
     subject: x509.subject.split('\n').join(', '),

@@ -34,7 +34,7 @@ function rsaKeys(): RsaKeys {
 }
 
 // A leading 01 keeps the DER integer positive whatever the random bytes are.
-const serialNumber = () => '01' + randomBytes(15).toString('hex');
+const serialNumber = () => `01${randomBytes(15).toString('hex')}`;
 
 /** Valid from a minute ago (clock skew between processes) for `days` days. */
 function setValidity(cert: forge.pki.Certificate, days: number): void {

@@ -1,9 +1,9 @@
 // The Google stand-in behaves as Google documents, over real HTTP: a token for an assertion
 // signed RS256 by the test service account (with jose, as a client would), then Generic classes
 // and objects through insert / get / patch / update, with Google's codes and error bodies.
-import { SignJWT, importPKCS8, type JWTPayload } from 'jose';
+import { importPKCS8, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOOGLE_TOKEN_URI, TEST_ISSUER_ID, testServiceAccount, type TestServiceAccount } from '../google';
+import { GOOGLE_TOKEN_URI, TEST_ISSUER_ID, type TestServiceAccount, testServiceAccount } from '../google';
 import { GoogleWalletApiStandIn, JWT_BEARER_GRANT, WALLET_SCOPE } from './google-wallet-api';
 
 const CLASS_ID = `${TEST_ISSUER_ID}.wallet_pass`;
@@ -75,24 +75,50 @@ describe('Google Wallet API stand-in', () => {
 
     const unauthenticated = await api('GET', `/genericObject/${OBJECT_ID}`, undefined, null);
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.body).toEqual({ error: { code: 401, message: expect.stringContaining('missing required authentication credential'), status: 'UNAUTHENTICATED' } });
+    expect(unauthenticated.body).toEqual({
+      error: { code: 401, message: expect.stringContaining('missing required authentication credential'), status: 'UNAUTHENTICATED' },
+    });
     expect(unauthenticated.headers.get('www-authenticate')).toMatch(/^Bearer /);
   });
 
   it('refuses assertions Google would refuse: wrong issuer, audience, lifetime, grant type, no scope', async () => {
     const now = Math.floor(Date.now() / 1000);
     const cases: Array<[string, Promise<{ status: number; body: Record<string, any> }>, string, string]> = [
-      ['another issuer', requestToken(account.tokenUri, await assertion({ ...account, clientEmail: 'someone@else.iam.gserviceaccount.com' })), 'invalid_grant', 'Invalid grant: account not found'],
-      ['another audience', requestToken(account.tokenUri, await assertion(account, {}, 'https://example.com/token')), 'invalid_grant', 'Invalid JWT: Failed audience check.'],
-      ['exp more than an hour after iat', requestToken(account.tokenUri, await assertion(account, { iat: now, exp: now + 3601 })), 'invalid_grant', expect.stringContaining('short-lived token (60 minutes)')],
-      ['expired', requestToken(account.tokenUri, await assertion(account, { iat: now - 7200, exp: now - 3600 })), 'invalid_grant', expect.stringContaining('short-lived token')],
+      [
+        'another issuer',
+        requestToken(account.tokenUri, await assertion({ ...account, clientEmail: 'someone@else.iam.gserviceaccount.com' })),
+        'invalid_grant',
+        'Invalid grant: account not found',
+      ],
+      [
+        'another audience',
+        requestToken(account.tokenUri, await assertion(account, {}, 'https://example.com/token')),
+        'invalid_grant',
+        'Invalid JWT: Failed audience check.',
+      ],
+      [
+        'exp more than an hour after iat',
+        requestToken(account.tokenUri, await assertion(account, { iat: now, exp: now + 3601 })),
+        'invalid_grant',
+        expect.stringContaining('short-lived token (60 minutes)'),
+      ],
+      [
+        'expired',
+        requestToken(account.tokenUri, await assertion(account, { iat: now - 7200, exp: now - 3600 })),
+        'invalid_grant',
+        expect.stringContaining('short-lived token'),
+      ],
       ['no scope', requestToken(account.tokenUri, await assertion(account, { scope: '' })), 'invalid_scope', expect.any(String)],
     ];
     for (const [name, pending, error, description] of cases) {
       const { status, body } = await pending;
       expect({ name, status, body }).toEqual({ name, status: 400, body: { error, error_description: description } });
     }
-    const wrongGrant = await fetch(account.tokenUri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const wrongGrant = await fetch(account.tokenUri, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
     expect(wrongGrant.status).toBe(400);
     expect(await wrongGrant.json()).toMatchObject({ error: 'unsupported_grant_type' });
   });
@@ -113,7 +139,13 @@ describe('Google Wallet API stand-in', () => {
     const genericClass = { id: CLASS_ID };
     expect(await api('POST', '/genericClass', genericClass)).toMatchObject({ status: 200, body: genericClass });
 
-    const object = { id: OBJECT_ID, classId: CLASS_ID, state: 'ACTIVE', cardTitle: { defaultValue: { language: 'en', value: 'Phantom' } }, hexBackgroundColor: '#ab9ff2' };
+    const object = {
+      id: OBJECT_ID,
+      classId: CLASS_ID,
+      state: 'ACTIVE',
+      cardTitle: { defaultValue: { language: 'en', value: 'Phantom' } },
+      hexBackgroundColor: '#ab9ff2',
+    };
     expect(await api('POST', '/genericObject', object)).toMatchObject({ status: 200, body: object });
     expect(await api('GET', `/genericObject/${OBJECT_ID}`)).toMatchObject({ status: 200, body: object });
 
@@ -141,7 +173,11 @@ describe('Google Wallet API stand-in', () => {
 
   it('answers 404 NOT_FOUND for an unknown object or class, on get, patch and update', async () => {
     const missing = `${TEST_ISSUER_ID}.nobody`;
-    for (const [method, body] of [['GET', undefined], ['PATCH', { state: 'INACTIVE' }], ['PUT', { id: missing, classId: CLASS_ID }]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { state: 'INACTIVE' }],
+      ['PUT', { id: missing, classId: CLASS_ID }],
+    ] as const) {
       const response = await api(method, `/genericObject/${missing}`, body);
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: { code: 404, message: `Wallet Object {${missing}} not found.`, status: 'NOT_FOUND' } });
@@ -164,7 +200,11 @@ describe('Google Wallet API stand-in', () => {
       const response = await api(method, path, body);
       expect({ path, body, status: response.status, error: response.body.error?.status }).toEqual({ path, body, status: 400, error: 'INVALID_ARGUMENT' });
     }
-    const notJson = await fetch(`${google.apiUrl}/genericClass`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' }, body: '{nope' });
+    const notJson = await fetch(`${google.apiUrl}/genericClass`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: '{nope',
+    });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } });
   });

@@ -36,8 +36,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { compactVerify, decodeJwt, decodeProtectedHeader, importSPKI, type CryptoKey, type JWTPayload } from 'jose';
-import { GOOGLE_TOKEN_URI, testServiceAccount, type TestServiceAccount } from '../google';
+import { type CryptoKey, compactVerify, decodeJwt, decodeProtectedHeader, importSPKI, type JWTPayload } from 'jose';
+import { GOOGLE_TOKEN_URI, type TestServiceAccount, testServiceAccount } from '../google';
 
 export const WALLET_SCOPE = 'https://www.googleapis.com/auth/wallet_object.issuer';
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -256,7 +256,9 @@ export class GoogleWalletApiStandIn {
     const token = this.tokens.get(match[1]!);
     if (!token || token.expiresAt <= Date.now()) return googleError(401, INVALID_CREDENTIALS, { 'www-authenticate': `${realm}, error="invalid_token"` });
     if (!token.scopes.has(WALLET_SCOPE)) {
-      return googleError(403, 'Request had insufficient authentication scopes.', { 'www-authenticate': `${realm}, error="insufficient_scope", scope="${WALLET_SCOPE}"` });
+      return googleError(403, 'Request had insufficient authentication scopes.', {
+        'www-authenticate': `${realm}, error="insufficient_scope", scope="${WALLET_SCOPE}"`,
+      });
     }
     return undefined;
   }
@@ -283,7 +285,8 @@ export class GoogleWalletApiStandIn {
     if (!found) return googleError(404, `${label(collection)} {${id}} not found.`);
     const body = parseResource(raw);
     if (typeof body === 'string') return googleError(400, body);
-    if (body.id !== undefined && body.id !== id) return googleError(400, `Request contains an invalid argument. The resource id in the body (${String(body.id)}) does not match the path (${id}).`);
+    if (body.id !== undefined && body.id !== id)
+      return googleError(400, `Request contains an invalid argument. The resource id in the body (${String(body.id)}) does not match the path (${id}).`);
     const merged = merge(found, body) as Resource;
     const invalid = this.checkResource(collection, merged);
     if (invalid) return invalid;
@@ -296,7 +299,8 @@ export class GoogleWalletApiStandIn {
     if (!this.store[collection].has(id)) return googleError(404, `${label(collection)} {${id}} not found.`);
     const body = parseResource(raw);
     if (typeof body === 'string') return googleError(400, body);
-    if (body.id !== undefined && body.id !== id) return googleError(400, `Request contains an invalid argument. The resource id in the body (${String(body.id)}) does not match the path (${id}).`);
+    if (body.id !== undefined && body.id !== id)
+      return googleError(400, `Request contains an invalid argument. The resource id in the body (${String(body.id)}) does not match the path (${id}).`);
     const replaced = { ...body, id };
     const invalid = this.checkResource(collection, replaced);
     if (invalid) return invalid;
@@ -392,7 +396,8 @@ function merge(target: Record<string, unknown>, patch: Record<string, unknown>):
   const result: Record<string, unknown> = { ...target };
   for (const [key, value] of Object.entries(patch)) {
     const current = result[key];
-    if (value === null) delete result[key]; // Google's patch semantics: null clears a field
+    if (value === null)
+      delete result[key]; // Google's patch semantics: null clears a field
     else result[key] = isPlainObject(current) && isPlainObject(value) ? merge(current, value) : value;
   }
   return result;

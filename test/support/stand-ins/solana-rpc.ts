@@ -26,38 +26,38 @@
 // answered, or HTTP 503), `delayMs` (every answer waits this long), `calls` (each method called).
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { getMetadataAccountDataSerializer, Key, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
+import { none, some, publicKey as umiPublicKey } from '@metaplex-foundation/umi';
 import {
+  type Address,
   address,
   appendTransactionMessageInstructions,
   createKeyPairSignerFromBytes,
   createTransactionMessage,
   generateKeyPairSigner,
+  getAddressEncoder,
   getBase64Decoder,
   getProgramDerivedAddress,
-  getAddressEncoder,
+  type Instruction,
+  type KeyPairSigner,
   lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
   signTransactionMessageWithSigners,
-  type Address,
-  type Instruction,
-  type KeyPairSigner,
   type TransactionSigner,
 } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import {
-  getTokenDecoder,
   getBurnInstruction,
   getInitializeAccount3Instruction,
   getInitializeMint2Instruction,
   getMintDecoder,
   getMintToInstruction,
+  getTokenDecoder,
   getTransferInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
-import { getMetadataAccountDataSerializer, Key, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
-import { none, publicKey as umiPublicKey, some } from '@metaplex-foundation/umi';
 
 export const TOKEN_2022_PROGRAM_ADDRESS = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 export const TOKEN_METADATA_PROGRAM_ADDRESS = address('metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s');
@@ -155,7 +155,8 @@ export class SolanaRpcStandIn {
       }),
       getInitializeAccount3Instruction({ account: account.address, mint: address(mint), owner: address(owner) }, { programAddress }),
     ];
-    if (amount > 0n) instructions.push(getMintToInstruction({ mint: address(mint), token: account.address, mintAuthority: this.payer, amount }, { programAddress }));
+    if (amount > 0n)
+      instructions.push(getMintToInstruction({ mint: address(mint), token: account.address, mintAuthority: this.payer, amount }, { programAddress }));
     await this.send(instructions);
     return account.address;
   }
@@ -184,7 +185,10 @@ export class SolanaRpcStandIn {
    * An NFT (a decimals-0 mint, one token minted to `owner`) with a Metaplex Metadata account that
    * names `collection` (verified or not). Returns the NFT's mint.
    */
-  async createNft(owner: Address | string, options: { collection?: Address | string; verified?: boolean; program?: TokenProgram } = {}): Promise<{ mint: Address; tokenAccount: Address }> {
+  async createNft(
+    owner: Address | string,
+    options: { collection?: Address | string; verified?: boolean; program?: TokenProgram } = {},
+  ): Promise<{ mint: Address; tokenAccount: Address }> {
     const mint = await this.createMint({ decimals: 0, program: options.program });
     const tokenAccount = await this.mintTo(mint, owner, 1n);
     const data = getMetadataAccountDataSerializer().serialize({
