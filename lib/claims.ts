@@ -17,7 +17,7 @@ import { asDownloadId, asSerialNumber, type DownloadId } from './passes/ids';
 import { currentPassFile, googleSaveLink, type Living } from './passes/living';
 import type { PassIssuer } from './passes/pkpass';
 import type { InitBudget } from './rate-limit';
-import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, type SignInFields, type SignInRefusal, verifySignInSignature } from './siws';
+import { buildSignInFields, nonceOf, refusalErrors, refusalOf, renderSignInMessage, type SignInFields, verifySignInSignature } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
 import { type EventPass, enqueueWebhookEvent, type WebhookEventType, webhookEventData, webhookEventJobs } from './webhooks';
 
@@ -116,7 +116,7 @@ export async function claimWalletPass(services: ClaimDeps, claim: ClaimBody): Pr
   // Used or expired between the read above and the redemption: read again to say which.
   const again = await services.store.findMessage(redemption.nonceHash);
   if (!again) throw notIssued();
-  throw again.usedAt ? alreadyUsed() : expired();
+  throw again.usedAt ? refused.message_already_used() : refused.message_expired();
 }
 
 /** Uses the message and gives its wallet its pass; undefined when there was nothing to redeem. */
@@ -170,16 +170,12 @@ async function redeem(
   return { created: outcome.kind === 'created', downloadUrl: downloadUrl(services, downloadId) };
 }
 
-const notIssued = () => new AppError('message_not_issued', 'This message was not issued by this service for this public key, or it was altered.');
-const alreadyUsed = () => new AppError('message_already_used', 'This message was already used to claim. Ask /api/v1/claim/init for a new one.');
-const expired = () => new AppError('message_expired', 'This message has expired. Ask /api/v1/claim/init for a new one.');
-const signatureInvalid = () => new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
-const refused: Record<SignInRefusal, () => AppError> = {
-  message_not_issued: notIssued,
-  signature_invalid: signatureInvalid,
-  message_already_used: alreadyUsed,
-  message_expired: expired,
-};
+const refused = refusalErrors({
+  notIssued: 'This message was not issued by this service for this public key, or it was altered.',
+  usedTo: 'claim',
+  initPath: '/api/v1/claim/init',
+});
+const notIssued = refused.message_not_issued;
 
 export function downloadUrl(services: { config: Pick<Config, 'publicBaseUrl'> }, downloadId: DownloadId): string {
   return `${services.config.publicBaseUrl}/download?pass=${downloadId}`;

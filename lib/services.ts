@@ -15,7 +15,7 @@ import { loadDownloadIdKey } from './passes/download-id';
 import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createLiving, type Living } from './passes/living';
 import { createManifestSigner } from './passes/manifest-signer';
-import type { PassIssuer } from './passes/pkpass';
+import { type PassIssuer, passIssuer } from './passes/pkpass';
 import { DEFAULT_WORKER_OPTIONS, JobWorker } from './queue/worker';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
 import { webhookTasks } from './webhooks';
@@ -134,14 +134,7 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     limiter,
     downloadIdKey: downloadIds.key,
     initBudget: createInitBudget(config.initBudgetPerSecond),
-    issuer: {
-      signing,
-      signer,
-      organizationName: config.organizationName,
-      description: config.passDescription,
-      publicBaseUrl: config.publicBaseUrl,
-      chainId: config.chainId,
-    },
+    issuer: passIssuer(config, signing, signer),
     google,
     eligibility,
     jobs,

@@ -5,6 +5,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { createSignInMessageText, parseSignInMessageText } from '@solana/wallet-standard-util';
 import { decodeBase58 } from './base58';
+import { AppError } from './errors';
 import { verifyWalletSignature } from './signature';
 
 /** The fields of one issued message: what a wallet's signIn receives, and what the text holds. */
@@ -148,4 +149,19 @@ export function refusalOf(
  */
 function sameInConstantTime(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/**
+ * The errors of each refusal for one kind of sign-in (a claim, an operator session): the codes
+ * and their order are the verifier's; only what the message was for and where a new one comes
+ * from differ.
+ */
+export function refusalErrors(wording: { notIssued: string; usedTo: string; initPath: string }): Record<SignInRefusal, () => AppError> {
+  return {
+    message_not_issued: () => new AppError('message_not_issued', wording.notIssued),
+    signature_invalid: () => new AppError('signature_invalid', 'The signature does not verify for this message and public key.'),
+    message_already_used: () =>
+      new AppError('message_already_used', `This message was already used to ${wording.usedTo}. Ask ${wording.initPath} for a new one.`),
+    message_expired: () => new AppError('message_expired', `This message has expired. Ask ${wording.initPath} for a new one.`),
+  };
 }

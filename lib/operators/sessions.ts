@@ -11,7 +11,7 @@ import { openSession, purgeEndedSessions, revokeSession } from '../db/sessions';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
-import { buildSignInFields, nonceOf, refusalOf, renderSignInMessage, type SignInRefusal } from '../siws';
+import { buildSignInFields, nonceOf, refusalErrors, refusalOf, renderSignInMessage } from '../siws';
 import { newToken, type Operator, SESSION_TOKEN_PREFIX, tokenHash } from './auth';
 
 /** How long a session lasts: a working day. Sign in again after it. */
@@ -50,11 +50,13 @@ export async function issueOperatorMessage(services: SessionDeps, publicKey: str
 export type SessionBody = { message: string; signature: string; publicKey: string };
 export type NewSession = { token: string; expiresAt: Date; publicKey: string };
 
-const notIssued = () =>
-  new AppError(
-    'message_not_issued',
+const refused = refusalErrors({
+  notIssued:
     'This message was not issued by this service for an operator session of this public key, or it was altered. Ask /api/v1/operator/sessions/init for one.',
-  );
+  usedTo: 'sign in',
+  initPath: '/api/v1/operator/sessions/init',
+});
+const notIssued = refused.message_not_issued;
 
 /**
  * Opens a session for a signed operator message. The answers come in the claim's order: whether
@@ -80,7 +82,7 @@ export async function createOperatorSession(services: SessionDeps, body: Session
   if (!opened) {
     // Used or expired between the read and now: read again to say which.
     const again = await findOperatorMessage(services.store.sql, nonceHash);
-    throw again?.usedAt ? alreadyUsed() : expired();
+    throw again?.usedAt ? refused.message_already_used() : refused.message_expired();
   }
   services.log.info({ event: 'operator_signed_in', publicKey: body.publicKey }, 'operator session opened');
   // Sessions that ended a day ago are of no use to anyone: keep the table small.
@@ -96,13 +98,3 @@ export async function endSession(services: SessionDeps, operator: Operator): Pro
   await revokeSession(services.store.sql, operator.credentialId, new Date());
   services.log.info({ event: 'operator_signed_out', publicKey: operator.publicKey }, 'operator session ended');
 }
-
-const alreadyUsed = () => new AppError('message_already_used', 'This message was already used to sign in. Ask /api/v1/operator/sessions/init for a new one.');
-const expired = () => new AppError('message_expired', 'This message has expired. Ask /api/v1/operator/sessions/init for a new one.');
-const signatureInvalid = () => new AppError('signature_invalid', 'The signature does not verify for this message and public key.');
-const refused: Record<SignInRefusal, () => AppError> = {
-  message_not_issued: notIssued,
-  signature_invalid: signatureInvalid,
-  message_already_used: alreadyUsed,
-  message_expired: expired,
-};

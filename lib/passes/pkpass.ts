@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Zippable, zipSync } from 'fflate';
 import { PKPass } from 'passkit-generator';
+import type { Config } from '../config';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
 import { type PassContent, passText, verifyUrl, webServiceUrl } from './content';
@@ -27,6 +28,22 @@ export type PassIssuer = {
   publicBaseUrl: string;
   chainId: string;
 };
+
+/** The issuer of this service's passes: its signing material and the settings that go on every pass. */
+export function passIssuer(
+  config: Pick<Config, 'organizationName' | 'passDescription' | 'publicBaseUrl' | 'chainId'>,
+  signing: SigningMaterial,
+  signer: ManifestSigner,
+): PassIssuer {
+  return {
+    signing,
+    signer,
+    organizationName: config.organizationName,
+    description: config.passDescription,
+    publicBaseUrl: config.publicBaseUrl,
+    chainId: config.chainId,
+  };
+}
 
 const ASSETS_DIR = path.join(process.cwd(), 'lib', 'passes', 'assets');
 export const IMAGE_FILES = ['icon.png', 'icon@2x.png', 'icon@3x.png', 'logo.png', 'logo@2x.png', 'logo@3x.png'] as const;

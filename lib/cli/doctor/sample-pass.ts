@@ -10,7 +10,7 @@ import * as pkijs from 'pkijs';
 import type { AppleSigning, Config } from '../../config';
 import { checkAppleSigning, ensureDevelopmentChain, type SigningMaterial } from '../../passes/certificates';
 import { createManifestSigner } from '../../passes/manifest-signer';
-import { buildPkpass } from '../../passes/pkpass';
+import { buildPkpass, passIssuer } from '../../passes/pkpass';
 import { bad, type CheckLine, ok } from './check-line';
 import { errorSummary } from './describe';
 
@@ -28,14 +28,7 @@ export async function checkSamplePass(config: Config, material: { apple: AppleSi
   }
   try {
     const signer = await createManifestSigner(signing);
-    const issuer = {
-      signing,
-      signer,
-      organizationName: config.organizationName,
-      description: config.passDescription,
-      publicBaseUrl: config.publicBaseUrl,
-      chainId: config.chainId,
-    };
+    const issuer = passIssuer(config, signing, signer);
     const pass = await buildPkpass({ serialNumber: randomUUID(), publicKey: SAMPLE_WALLET, walletType: 'Generic', claimedAt: now }, issuer);
     const files = unzipSync(pass);
     const manifest = files['manifest.json'];
