@@ -4,6 +4,7 @@
 // e2e artefacts), checked with axe, and must fit the screen without sideways scrolling.
 import type { Page, TestInfo } from '@playwright/test';
 import { createClaimClient } from '../lib/client';
+import type { WalletType } from '../lib/wallet-types';
 import { newWebhookSecret, WebhookReceiver } from '../test/support/stand-ins/webhook-receiver';
 import { TestWallet } from '../test/support/wallet';
 import { freePort } from '../scripts/support/server-process';
@@ -51,7 +52,7 @@ test.beforeAll(async () => {
   });
   await server.start(180_000);
   const client = createClaimClient({ baseUrl: server.url });
-  const claimOne = async ({ wallet, walletType }: { wallet: TestWallet; walletType: (typeof claimers)[number]['walletType'] }) => {
+  const claimOne = async ({ wallet, walletType }: { wallet: TestWallet; walletType: WalletType }) => {
     const init = await client.init(wallet.publicKey);
     const claimed = await client.claim({ message: init.message, signature: wallet.sign(init.message), publicKey: wallet.publicKey, walletType });
     expect(claimed.created).toBe(true);
