@@ -18,11 +18,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await Promise.all(servers.map((server) => server.dispose()));
     rmSync(template, { recursive: true, force: true });
   };
-  try {
-    await Promise.all(servers.map((server) => server.start(110_000)));
-  } catch (error) {
+  // Settled, not raced: a server still starting when another fails is stopped too.
+  const started = await Promise.allSettled(servers.map((server) => server.start(110_000)));
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
     await teardown();
-    throw error;
+    throw failure.reason;
   }
   return teardown;
 }
