@@ -1,4 +1,4 @@
-// End-to-end tests of the claim page in Chromium against the real server (`tsx server.ts` on the
+// End-to-end tests of the claim page in Chromium against the real server (`server.ts` on the
 // production build: run `next build` first; `npm test` does). Browser: CHROMIUM_PATH, else Debian's
 // /usr/bin/chromium, else Playwright's own download. Without one: under CI=true the run fails with
 // a clear message; elsewhere the tests are not registered and a banner says how to get a browser.
@@ -57,20 +57,20 @@ export default defineConfig({
       executablePath: browser.path,
       args: CHROMIUM_ARGS,
     },
-    trace: 'retain-on-failure',
+    // DOM snapshots of every action, kept when a test fails. No screencast: its frames made the
+    // browser use half as much CPU again (measured), and the failure screenshot is kept anyway.
+    trace: { mode: 'retain-on-failure', screenshots: false },
     screenshot: 'only-on-failure',
   },
+  // The operator console's tests share one server and run in order in one worker: the longest
+  // chain of the run. Its project comes first so that it starts at once, beside everything else.
   // No browser: no tests and no servers (the banner above says why). Not a skip: nothing is registered.
-  projects: browser.path ? [{ name: 'chromium' }] : [],
-  webServer: browser.path
-    ? Object.entries(SERVERS).map(([name, { port }]) => ({
-        command: `node_modules/.bin/tsx e2e/support/serve.ts ${name}`,
-        url: `${urlOf(port)}/health`,
-        reuseExistingServer: false,
-        timeout: 120_000,
-        gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 10_000 },
-        stdout: 'ignore' as const,
-        stderr: 'pipe' as const,
-      }))
-    : undefined,
+  projects: browser.path
+    ? [
+        { name: 'operator', testMatch: 'operator.spec.ts' },
+        { name: 'chromium', testIgnore: 'operator.spec.ts' },
+      ]
+    : [],
+  // The DATA_DIR template and the shared servers (e2e/support/servers.ts), stopped again at the end.
+  globalSetup: browser.path ? './e2e/support/global-setup.ts' : undefined,
 });

@@ -2,8 +2,7 @@
 // extension registers one, against the real server. Each claim ends with the pass it links to.
 import type { Request } from '@playwright/test';
 import { expect, test } from './support/fixtures';
-import { TestServer } from './support/server';
-import { SERVERS, STOPPABLE_PORT, urlOf } from './support/servers';
+import { SERVERS, urlOf } from './support/servers';
 import { E2EWallet } from './support/wallet';
 
 const DESKTOP = { viewport: { width: 1280, height: 860 } };
@@ -126,19 +125,21 @@ test.describe('on a desktop', () => {
     expect(JSON.stringify(pass.passJson)).toContain(wallet.address);
   });
 
-  test('too many requests: says when to retry, and the retry sends the same signature', async ({ page, claim }) => {
-    test.setTimeout(150_000);
-    const server = urlOf(SERVERS.limited.port);
+  test('too many requests: says when to retry, and the retry sends the same signature', async ({ page, claim, startServer }) => {
+    // Two claim-path requests per minute. The minute passes by moving the server's clock and the
+    // page's, not by waiting for it.
+    const server = await startServer({ env: { RATE_LIMIT_PER_MINUTE: '2' }, movableClock: true });
     // Someone else on the same network used half of this minute's budget of two requests, so
     // this claim's message is issued and signed, and its submission is the one refused.
     const other = new E2EWallet({ name: 'Other', signIn: false });
-    expect((await fetch(`${server}/api/v1/claim/init?publicKey=${other.address}`)).status).toBe(200);
+    expect((await fetch(`${server.url}/api/v1/claim/init?publicKey=${other.address}`)).status).toBe(200);
 
     const wallet = new E2EWallet({ name: 'Phantom', signIn: true });
     await wallet.install(page);
+    await page.clock.install();
     const claims: Request[] = [];
     page.on('request', (request) => isClaim(request) && claims.push(request));
-    await page.goto(server);
+    await page.goto(server.url);
     await claim.wallet('Phantom').click();
     await claim.card.getByRole('button', { name: 'Claim my pass' }).click();
     await claim.expectState('rate-limited');
@@ -148,7 +149,9 @@ test.describe('on a desktop', () => {
     await expect(retry).toHaveText(/^Try again in (\d+ s|1:00)$/);
     await expect(claim.card).toContainText(/You can try again in \d+ (seconds?|min)/);
 
-    await expect(retry).toBeEnabled({ timeout: 75_000 });
+    await server.advanceClock(60_000);
+    await page.clock.fastForward(60_000);
+    await expect(retry).toBeEnabled();
     await expect(retry).toHaveText('Try again');
     await retry.click();
     await claim.expectState('done');
@@ -158,30 +161,24 @@ test.describe('on a desktop', () => {
     await claim.downloadPass();
   });
 
-  test('server down: says so, and the retry works once it is back', async ({ page, claim }) => {
-    test.setTimeout(120_000);
-    const server = new TestServer({ port: STOPPABLE_PORT });
+  test('server down: says so, and the retry works once it is back', async ({ page, claim, startServer }) => {
+    const server = await startServer();
+    const wallet = new E2EWallet({ name: 'Phantom', signIn: true });
+    await wallet.install(page);
+    await page.goto(server.url);
+    await claim.wallet('Phantom').click();
+    await claim.expectState('ready');
+
+    await server.stop(); // a real outage: nothing listens on the port any more
+    await claim.card.getByRole('button', { name: 'Claim my pass' }).click();
+    await claim.expectState('unavailable');
+    await expect(claim.heading()).toHaveText('Cannot reach the pass service');
+    await expect(claim.card).toContainText('Your wallet is still connected');
+
     await server.start();
-    try {
-      const wallet = new E2EWallet({ name: 'Phantom', signIn: true });
-      await wallet.install(page);
-      await page.goto(server.url);
-      await claim.wallet('Phantom').click();
-      await claim.expectState('ready');
-
-      await server.stop(); // a real outage: nothing listens on the port any more
-      await claim.card.getByRole('button', { name: 'Claim my pass' }).click();
-      await claim.expectState('unavailable');
-      await expect(claim.heading()).toHaveText('Cannot reach the pass service');
-      await expect(claim.card).toContainText('Your wallet is still connected');
-
-      await server.start();
-      await claim.card.getByRole('button', { name: 'Try again' }).click();
-      await claim.expectState('done');
-      await claim.downloadPass();
-    } finally {
-      await server.dispose();
-    }
+    await claim.card.getByRole('button', { name: 'Try again' }).click();
+    await claim.expectState('done');
+    await claim.downloadPass();
   });
 
   test('the wallet disconnects while asked to sign: reconnect, then claim', async ({ page, claim }) => {
@@ -207,20 +204,21 @@ test.describe('on a desktop', () => {
     await claim.downloadPass();
   });
 
-  test('an expired message is renewed, asking the person only for the signature', async ({ page, claim }) => {
-    test.slow(); // it waits out a message's 20 s life
+  test('an expired message is renewed, asking the person only for the signature', async ({ page, claim, startServer }) => {
+    // Messages live five minutes; the server's clock is moved past that while the wallet holds the request.
+    const server = await startServer({ env: { NONCE_TTL_SECONDS: '300' }, movableClock: true });
     const wallet = new E2EWallet({ name: 'Phantom', signIn: false });
     await wallet.install(page);
     const inits: Request[] = [];
     page.on('request', (request) => isInit(request) && inits.push(request));
-    await page.goto(urlOf(SERVERS.expiring.port));
+    await page.goto(server.url);
     await claim.wallet('Phantom').click();
     await claim.expectState('ready');
 
     const slow = wallet.holdNext('signMessage');
     await claim.card.getByRole('button', { name: 'Claim my pass' }).click();
     await slow.arrived;
-    await page.waitForTimeout(20_500); // the person takes longer than the message lives (20 s here)
+    await server.advanceClock(301_000); // the person takes longer than the message lives
     const fresh = wallet.holdNext('signMessage');
     slow.release();
     await fresh.arrived;

@@ -1,22 +1,15 @@
 // Who may claim, in the browser: on a server started with an allow-list CLAIM_POLICY, a wallet that
 // is not on the list is told kindly why it cannot claim and what would make it eligible (never the
 // list itself); an invited wallet claims as usual. The server is this spec's own, on a free port.
-import { createServer } from 'node:net';
+import { freePort } from '../scripts/support/server-process';
 import { expect, test } from './support/fixtures';
 import { TestServer } from './support/server';
 import { E2EWallet } from './support/wallet';
 
 const DESKTOP = { viewport: { width: 1280, height: 860 } };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 test.describe('a service with an allow list', () => {
+  test.describe.configure({ mode: 'default' }); // one worker, so one server
   test.use(DESKTOP);
   const invited = new E2EWallet({ name: 'Phantom', signIn: true });
   let server: TestServer;

@@ -2,12 +2,12 @@
 // nowhere "Genuine pass" or "valid"; the same pass restored shows green again. Runs its own server
 // on a free port and a scratch database on the machine's PostgreSQL (TEST_DATABASE_URL), where the
 // test voids and restores the pass with the service's own voidPass / restorePass.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { freePort, ServerProcess } from '../scripts/support/server-process';
 import { PAGE_COLOURS } from '../lib/api/verify-page';
 import { createScratchDatabase } from '../scripts/support/scratch-database';
 import { installPass, PassController } from '../test/living/support';
+import { analyzeAccessibility } from './support/axe';
 
 if (!process.env.TEST_DATABASE_URL) {
   throw new Error('e2e/verify-voided.spec.ts needs PostgreSQL: set TEST_DATABASE_URL=postgres://127.0.0.1:5432/test (as .ci/run does).');
@@ -51,7 +51,7 @@ test.describe('the /verify page of a voided pass', () => {
     const path = info.outputPath('verify-voided.png');
     await page.screenshot({ path, fullPage: true });
     await info.attach('voided', { path, contentType: 'image/png' });
-    expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+    expect((await analyzeAccessibility(page)).violations).toEqual([]);
 
     expect((await passes.restore(installed.serialNumber)).changed).toBe(true);
     await page.reload();

@@ -1,9 +1,12 @@
 // The fixtures every end-to-end test uses: a page that fails the test on a script error or a
 // Content-Security-Policy violation and measures layout shift, and `claim`, a helper that checks
-// each state the page passes through (screenshot kept as an artefact, axe, no sideways scroll).
-import AxeBuilder from '@axe-core/playwright';
+// each state the page passes through (screenshot kept as an artefact, axe, no sideways scroll); and
+// `startServer`, for a test that needs a server of its own (disposed of when the test ends).
 import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
+import { freePort } from '../../scripts/support/server-process';
 import { inspectPkpass, type InspectedPass } from '../../test/support/pkpass';
+import { analyzeAccessibility } from './axe';
+import { TestServer, type ServerOptions } from './server';
 
 /** Sums the Cumulative Layout Shift of the page (shifts within 500 ms of input are not counted). */
 function observeLayoutShift() {
@@ -39,7 +42,7 @@ export class ClaimPage {
     await this.page.screenshot({ path, fullPage: true, animations: 'disabled' });
     await this.info.attach(label, { path, contentType: 'image/png' });
 
-    const axe = await new AxeBuilder({ page: this.page }).analyze();
+    const axe = await analyzeAccessibility(this.page);
     const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `axe on "${label}"`).toEqual([]);
 
@@ -92,7 +95,10 @@ export class ClaimPage {
   }
 }
 
-export const test = base.extend<{ claim: ClaimPage }>({
+/** Starts a server of the test's own on a free port (a configuration no other test shares, or one it stops). */
+export type StartServer = (options?: Omit<ServerOptions, 'port'>) => Promise<TestServer>;
+
+export const test = base.extend<{ claim: ClaimPage; startServer: StartServer }>({
   page: async ({ page }, use) => {
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -109,6 +115,16 @@ export const test = base.extend<{ claim: ClaimPage }>({
     const shifts = await claim.layoutShifts().catch(() => []);
     const total = shifts.reduce((sum, shift) => sum + shift.value, 0);
     expect(total, `cumulative layout shift: ${JSON.stringify(shifts)}`).toBeLessThan(0.01);
+  },
+  startServer: async ({}, use) => {
+    const started: TestServer[] = [];
+    await use(async (options = {}) => {
+      const server = new TestServer({ port: await freePort(), ...options });
+      started.push(server);
+      await server.start();
+      return server;
+    });
+    await Promise.all(started.map((server) => server.dispose()));
   },
 });
 

@@ -11,7 +11,9 @@ import { TestWallet } from '../support/wallet';
 /** An entry's path with a sample value in each {name} segment. */
 const samplePath = (path: string) => path.replace(/\{\w+\}/g, 'sample');
 
-describe.each<Runner>(['next-start', 'next-dev'])('the API through Next.js route handlers (%s)', (runner) => {
+// Concurrent: the two servers boot at once, and `next dev` compiles routes on demand while `next
+// start` answers; run one after the other, the file took the sum of both.
+describe.concurrent.each<Runner>(['next-start', 'next-dev'])('the API through Next.js route handlers (%s)', (runner) => {
   let server: ServerProcess;
 
   beforeAll(async () => {
