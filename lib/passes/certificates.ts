@@ -152,21 +152,22 @@ export function ensureDevelopmentChain(dataDir: string): SigningMaterial {
   };
 }
 
-/** RSA 2048 keys from Node's native generator; node-forge only writes the X.509 structures. */
+/** An RSA 2048 key from Node's native generator; node-forge only writes the X.509 structures. */
+export function rsaKeyPair() {
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
+    publicKeyEncoding: { format: 'pem', type: 'spki' },
+  });
+  const key = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
+  return { pem: privateKey, key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
+}
+
 function generateDevelopmentChain(): Pick<SigningMaterial, 'wwdrCertPem' | 'signerCertPem' | 'signerKeyPem'> {
-  const rsa = () => {
-    const { privateKey } = generateKeyPairSync('rsa', {
-      modulusLength: 2048,
-      privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
-      publicKeyEncoding: { format: 'pem', type: 'spki' },
-    });
-    const key = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
-    return { pem: privateKey, key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
-  };
   const now = new Date();
   const years = (n: number) => new Date(now.getFullYear() + n, now.getMonth(), now.getDate());
 
-  const caKeys = rsa();
+  const caKeys = rsaKeyPair();
   const ca = forge.pki.createCertificate();
   ca.publicKey = caKeys.publicKey;
   ca.serialNumber = `01${randomBytes(8).toString('hex')}`;
@@ -185,7 +186,7 @@ function generateDevelopmentChain(): Pick<SigningMaterial, 'wwdrCertPem' | 'sign
   ]);
   ca.sign(caKeys.key, forge.md.sha256.create());
 
-  const signerKeys = rsa();
+  const signerKeys = rsaKeyPair();
   const signer = forge.pki.createCertificate();
   signer.publicKey = signerKeys.publicKey;
   signer.serialNumber = `02${randomBytes(8).toString('hex')}`;

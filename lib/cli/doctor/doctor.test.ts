@@ -14,6 +14,7 @@ import forge from 'node-forge';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDefaultUser } from '../../db/client';
+import { rsaKeyPair } from '../../passes/certificates';
 import { type DoctorOptions, type DoctorReport, formatLine, isFailure, runDoctor } from './index';
 
 // These tests need the PostgreSQL and Redis this machine runs (see FACTS.md); beforeAll fails with
@@ -30,19 +31,9 @@ const DAY_MS = 24 * 3600 * 1000;
 
 type Chain = { wwdrPem: string; signerPem: string; keyPem: string; ca: { cert: forge.pki.Certificate; key: forge.pki.rsa.PrivateKey } };
 
-function rsaKey() {
-  const { privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
-    publicKeyEncoding: { format: 'pem', type: 'spki' },
-  });
-  const key = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
-  return { pem: privateKey, key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
-}
-
 /** A stand-in for Apple's WWDR intermediate, named like it (its own key: it is not Apple's). */
 function makeCa(organizationalUnit: string): Chain['ca'] {
-  const keys = rsaKey();
+  const keys = rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
@@ -64,8 +55,8 @@ function makeCa(organizationalUnit: string): Chain['ca'] {
 }
 
 /** A Pass Type ID certificate as Apple issues them: subject UID=<pass type id>, CN, OU=<team id>, O, C. */
-function makeSigner(ca: Chain['ca'], options: { key?: ReturnType<typeof rsaKey>; notAfter?: Date } = {}) {
-  const key = options.key ?? rsaKey();
+function makeSigner(ca: Chain['ca'], options: { key?: ReturnType<typeof rsaKeyPair>; notAfter?: Date } = {}) {
+  const key = options.key ?? rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = key.publicKey;
   cert.serialNumber = `02${randomBytes(8).toString('hex')}`;
@@ -87,7 +78,7 @@ function makeSigner(ca: Chain['ca'], options: { key?: ReturnType<typeof rsaKey>;
   return { signerPem: forge.pki.certificateToPem(cert), keyPem: key.pem, key };
 }
 
-function makeChain(organizationalUnit = 'G4'): Chain & { key: ReturnType<typeof rsaKey> } {
+function makeChain(organizationalUnit = 'G4'): Chain & { key: ReturnType<typeof rsaKeyPair> } {
   const ca = makeCa(organizationalUnit);
   const signer = makeSigner(ca);
   return { wwdrPem: forge.pki.certificateToPem(ca.cert), signerPem: signer.signerPem, keyPem: signer.keyPem, key: signer.key, ca };
