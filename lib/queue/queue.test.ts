@@ -25,6 +25,16 @@ function startWorker(app: TestApp, handlers: TaskList): JobWorker {
   workers.push(worker);
   return worker;
 }
+/** A worker whose one handler records each payload of `kind` it runs. */
+function recordingWorker(app: TestApp, kind: string): unknown[] {
+  const seen: unknown[] = [];
+  startWorker(app, {
+    [kind]: async (payload) => {
+      seen.push(payload);
+    },
+  });
+  return seen;
+}
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.stop()));
 });
@@ -56,12 +66,7 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
   it('runs an enqueued job promptly, once, with its payload', async () => {
     const app = await open();
     const kind = newKind();
-    const seen: unknown[] = [];
-    startWorker(app, {
-      [kind]: async (payload) => {
-        seen.push(payload);
-      },
-    });
+    const seen = recordingWorker(app, kind);
     const started = Date.now();
     const [id] = await app.services.store.jobs.enqueue({ kind, payload: { hello: 'world', n: 1 } });
     await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 5000, 'job done');
@@ -147,12 +152,7 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
   it("enqueues a change's jobs with it, for the rows it changed only, and wakes the worker", async () => {
     const app = await open();
     const kind = newKind();
-    const seen: unknown[] = [];
-    startWorker(app, {
-      [kind]: async (payload) => {
-        seen.push(payload);
-      },
-    });
+    const seen = recordingWorker(app, kind);
     // A stand-in change: the keys of $1 that $2 lets through are "changed".
     const statement = statementWithJobs({
       with: `changed as (select k as key from unnest($1::text[]) as k where k = any($2::text[]))`,
