@@ -75,7 +75,7 @@ test.describe('on a desktop', () => {
     await page.keyboard.press('Tab');
     const walletButton = claim.wallet('Solflare');
     await expect(walletButton).toBeFocused();
-    const outline = await walletButton.evaluate((el) => getComputedStyle(el).outlineStyle + ' ' + getComputedStyle(el).outlineWidth);
+    const outline = await walletButton.evaluate((el) => `${getComputedStyle(el).outlineStyle} ${getComputedStyle(el).outlineWidth}`);
     expect(outline, 'a visible focus ring').toMatch(/^solid [3-9]px$/);
 
     wallet.answerNext('connect', 'decline');
@@ -246,7 +246,10 @@ test.describe('on a desktop', () => {
     await claim.wallet('Phantom').click();
     await claim.card.getByRole('button', { name: 'Claim my pass' }).click();
     await claim.expectState('done', 'done-with-google');
-    await expect(claim.card.getByRole('link', { name: 'Save to Google Wallet' })).toHaveAttribute('href', /^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    await expect(claim.card.getByRole('link', { name: 'Save to Google Wallet' })).toHaveAttribute(
+      'href',
+      /^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/,
+    );
     await claim.downloadPass();
   });
 });

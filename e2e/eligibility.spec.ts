@@ -33,7 +33,10 @@ test.describe('a service with an allow list', () => {
     await expect(claim.heading()).toHaveText('This wallet cannot claim a pass yet');
     await expect(claim.card).toContainText('To be eligible, this wallet needs to be on the list of wallets invited to claim.');
     await expect(claim.card).not.toContainText(invited.address);
-    expect(stranger.requests.map((r) => r.kind), 'nothing to sign: refused at init').toEqual(['connect']);
+    expect(
+      stranger.requests.map((r) => r.kind),
+      'nothing to sign: refused at init',
+    ).toEqual(['connect']);
     await expect(claim.card.getByRole('button', { name: 'Try again' })).toBeVisible();
     await claim.card.getByRole('button', { name: 'Use another wallet' }).click();
     await claim.expectState('choose');

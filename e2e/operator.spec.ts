@@ -5,9 +5,9 @@
 import type { Page, TestInfo } from '@playwright/test';
 import { createClaimClient } from '../lib/client';
 import type { WalletType } from '../lib/wallet-types';
+import { freePort } from '../scripts/support/server-process';
 import { newWebhookSecret, WebhookReceiver } from '../test/support/stand-ins/webhook-receiver';
 import { TestWallet } from '../test/support/wallet';
-import { freePort } from '../scripts/support/server-process';
 import { analyzeAccessibility } from './support/axe';
 import { expect, test } from './support/fixtures';
 import { TestServer } from './support/server';
@@ -87,7 +87,10 @@ class Console {
     await this.page.screenshot({ path, fullPage: true, animations: 'disabled' });
     await this.info.attach(label, { path, contentType: 'image/png' });
     const axe = await analyzeAccessibility(this.page);
-    expect(axe.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `axe on "${label}"`).toEqual([]);
+    expect(
+      axe.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+      `axe on "${label}"`,
+    ).toEqual([]);
     const width = await this.page.evaluate(() => document.documentElement.scrollWidth);
     expect(width, `page width on "${label}"`).toBeLessThanOrEqual(this.page.viewportSize()!.width);
   }
@@ -206,7 +209,10 @@ test.describe('on a desktop', () => {
 
     // Void: a confirmation that needs a reason; Cancel changes nothing.
     const token = await apiSession();
-    await console.row(serial).getByRole('button', { name: `Void pass ${serial}` }).click();
+    await console
+      .row(serial)
+      .getByRole('button', { name: `Void pass ${serial}` })
+      .click();
     await expect(console.dialog()).toBeVisible();
     await expect(console.dialog().getByRole('heading')).toHaveText('Void this pass?');
     await expect(console.dialog().getByLabel('Reason')).toBeFocused();
@@ -215,7 +221,10 @@ test.describe('on a desktop', () => {
     await expect(console.dialog()).toBeHidden();
     expect((await passByApi(token, serial))?.status).toBe('active');
 
-    await console.row(serial).getByRole('button', { name: `Void pass ${serial}` }).click();
+    await console
+      .row(serial)
+      .getByRole('button', { name: `Void pass ${serial}` })
+      .click();
     await console.dialog().getByRole('button', { name: 'Void pass' }).click();
     await expect(console.dialog().getByRole('alert')).toHaveText('Reason is required.');
     expect((await passByApi(token, serial))?.status).toBe('active');
@@ -237,7 +246,10 @@ test.describe('on a desktop', () => {
     await console.section('Passes').getByRole('button', { name: 'Clear' }).click();
 
     // Restore, confirmed.
-    await console.row(serial).getByRole('button', { name: `Restore pass ${serial}` }).click();
+    await console
+      .row(serial)
+      .getByRole('button', { name: `Restore pass ${serial}` })
+      .click();
     await expect(console.dialog().getByRole('heading')).toHaveText('Restore this pass?');
     await console.dialog().getByRole('button', { name: 'Restore pass' }).click();
     await expect(console.dialog()).toBeHidden();
@@ -264,7 +276,10 @@ test.describe('on a desktop', () => {
     await expect(passes.getByText('Page 2')).toBeVisible();
     await expect(console.passRows()).toHaveCount(TOTAL - PAGE_SIZE);
     const secondPage = await console.passRows().evaluateAll((rows) => rows.map((row) => row.getAttribute('data-serial')));
-    expect(secondPage.filter((serial) => firstPage.includes(serial)), 'no pass on both pages').toEqual([]);
+    expect(
+      secondPage.filter((serial) => firstPage.includes(serial)),
+      'no pass on both pages',
+    ).toEqual([]);
     await expect(passes.getByRole('button', { name: 'Next page' })).toBeDisabled();
     await console.check('second-page');
     await passes.getByRole('button', { name: 'Previous page' }).click();
@@ -317,7 +332,7 @@ test.describe('on a desktop', () => {
     await expect(console.signInButton()).toBeVisible();
     await page.keyboard.press('Tab');
     await expect(console.signInButton()).toBeFocused();
-    const outline = await console.signInButton().evaluate((el) => getComputedStyle(el).outlineStyle + ' ' + getComputedStyle(el).outlineWidth);
+    const outline = await console.signInButton().evaluate((el) => `${getComputedStyle(el).outlineStyle} ${getComputedStyle(el).outlineWidth}`);
     expect(outline, 'a visible focus ring').toMatch(/^solid [3-9]px$/);
     await page.keyboard.press('Enter');
     await expect(page.getByRole('heading', { name: /^Signed in as/ })).toBeFocused();
@@ -430,13 +445,19 @@ test.describe('on a 375 px phone', () => {
     await console.check('phone-signed-in');
 
     const serial = await serialOf(console, claimers[3].wallet.publicKey);
-    await console.row(serial).getByRole('button', { name: `Void pass ${serial}` }).tap();
+    await console
+      .row(serial)
+      .getByRole('button', { name: `Void pass ${serial}` })
+      .tap();
     await console.dialog().getByLabel('Reason').fill('Refunded');
     await console.check('phone-void-dialog');
     await console.dialog().getByRole('button', { name: 'Void pass' }).tap();
     await expect(console.row(serial)).toHaveAttribute('data-status', 'voided');
     await console.check('phone-voided');
-    await console.row(serial).getByRole('button', { name: `Restore pass ${serial}` }).tap();
+    await console
+      .row(serial)
+      .getByRole('button', { name: `Restore pass ${serial}` })
+      .tap();
     await console.dialog().getByRole('button', { name: 'Restore pass' }).tap();
     await expect(console.row(serial)).toHaveAttribute('data-status', 'active');
 

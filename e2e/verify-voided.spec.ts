@@ -3,16 +3,15 @@
 // on a free port and a scratch database on the machine's PostgreSQL (TEST_DATABASE_URL), where the
 // test voids and restores the pass with the service's own voidPass / restorePass.
 import { expect, test } from '@playwright/test';
-import { freePort, ServerProcess } from '../scripts/support/server-process';
 import { PAGE_COLOURS } from '../lib/api/verify-page';
 import { createScratchDatabase } from '../scripts/support/scratch-database';
+import { freePort, ServerProcess } from '../scripts/support/server-process';
 import { installPass, PassController } from '../test/living/support';
 import { analyzeAccessibility } from './support/axe';
 
 if (!process.env.TEST_DATABASE_URL) {
   throw new Error('e2e/verify-voided.spec.ts needs PostgreSQL: set TEST_DATABASE_URL=postgres://127.0.0.1:5432/test (as .ci/run does).');
 }
-
 
 const hexToRgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
@@ -27,7 +26,12 @@ test.describe('the /verify page of a voided pass', () => {
     // A generous statement timeout: the other e2e worker loads the machine, and a first statement
     // slower than the default 2 s would be answered 503 (the outage tests cover that answer).
     const timeout = { DATABASE_TIMEOUT_MS: '10000' };
-    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '0', ...timeout });
+    server = await ServerProcess.start(port, {
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: database.url,
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...timeout,
+    });
     passes = await PassController.open({ DATABASE_URL: database.url, DATA_DIR: server.env.DATA_DIR!, ...timeout });
   });
   test.afterAll(async () => {

@@ -11,5 +11,8 @@ export async function analyzeAccessibility(page: Page) {
   const origin = new URL(page.url()).origin;
   const foreign = page.frames().filter((frame) => !['about:blank', ''].includes(frame.url()) && new URL(frame.url()).origin !== origin);
   if (foreign.length) throw new Error(`cross-origin frames need axe's default mode: ${foreign.map((frame) => frame.url()).join(', ')}`);
-  return new AxeBuilder({ page }).setLegacyMode().options({ resultTypes: ['violations'] }).analyze();
+  return new AxeBuilder({ page })
+    .setLegacyMode()
+    .options({ resultTypes: ['violations'] })
+    .analyze();
 }

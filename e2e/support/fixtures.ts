@@ -4,9 +4,9 @@
 // `startServer`, for a test that needs a server of its own (disposed of when the test ends).
 import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
 import { freePort } from '../../scripts/support/server-process';
-import { inspectPkpass, type InspectedPass } from '../../test/support/pkpass';
+import { type InspectedPass, inspectPkpass } from '../../test/support/pkpass';
 import { analyzeAccessibility } from './axe';
-import { TestServer, type ServerOptions } from './server';
+import { type ServerOptions, TestServer } from './server';
 
 /** Sums the Cumulative Layout Shift of the page (shifts within 500 ms of input are not counted). */
 function observeLayoutShift() {
@@ -44,7 +44,10 @@ export class ClaimPage {
 
     const axe = await analyzeAccessibility(this.page);
     const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `axe on "${label}"`).toEqual([]);
+    expect(
+      serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+      `axe on "${label}"`,
+    ).toEqual([]);
 
     // Nothing spills out of the card's padding (a clipped button edge, a label too wide to fit).
     const spilling = await this.card.evaluate((card) => {
@@ -116,6 +119,7 @@ export const test = base.extend<{ claim: ClaimPage; startServer: StartServer }>(
     const total = shifts.reduce((sum, shift) => sum + shift.value, 0);
     expect(total, `cumulative layout shift: ${JSON.stringify(shifts)}`).toBeLessThan(0.01);
   },
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this destructuring; it has none.
   startServer: async ({}, use) => {
     const started: TestServer[] = [];
     await use(async (options = {}) => {

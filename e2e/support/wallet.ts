@@ -2,8 +2,9 @@
 // `wallet-standard:register-wallet` event, as a browser extension does, and forwards every request
 // to the test, which holds the key (tweetnacl, via test/support/wallet.ts) and decides how the
 // "person" answers: approve, decline, or wait until the test says so.
-import { createSignInMessageText, type SolanaSignInInputWithRequiredFields } from '@solana/wallet-standard-util';
+
 import type { Page } from '@playwright/test';
+import { createSignInMessageText, type SolanaSignInInputWithRequiredFields } from '@solana/wallet-standard-util';
 import nacl from 'tweetnacl';
 import { TestWallet } from '../../test/support/wallet';
 
@@ -115,7 +116,9 @@ function registerWalletInPage(config: InPageConfig): void {
   });
   let accounts: (typeof account)[] = [];
   const listeners: ((properties: { accounts: typeof accounts }) => void)[] = [];
-  const changed = () => listeners.forEach((listener) => listener({ accounts }));
+  const changed = () => {
+    for (const listener of listeners) listener({ accounts });
+  };
 
   const features: Record<string, unknown> = {
     'standard:connect': {

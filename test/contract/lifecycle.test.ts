@@ -52,7 +52,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     for (let i = 0; i < 100; i++) await app.init(new TestWallet().publicKey);
     // Reads the table directly: the store has no counting query of its own.
     const messages = async () => {
-      const [row] = await app!.services.store['database'].query<{ n: number }>('select count(*)::int as n from sign_in_messages');
+      const [row] = await app!.services.store.sql.query<{ n: number }>('select count(*)::int as n from sign_in_messages');
       return row!.n;
     };
     expect(await messages()).toBe(100);
@@ -60,7 +60,7 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
     expect(deleted).toBe(100);
     expect(await messages()).toBe(0);
     // The per-key bookkeeping of those messages goes too.
-    const [pending] = await app.services.store['database'].query<{ n: number }>('select count(*)::int as n from wallet_pending');
+    const [pending] = await app.services.store.sql.query<{ n: number }>('select count(*)::int as n from wallet_pending');
     expect(pending!.n).toBe(0);
   });
 

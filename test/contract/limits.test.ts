@@ -33,7 +33,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
 
   const initOf = (publicKey: string, ip = '203.0.113.7') => app!.fetch(`/api/v1/claim/init?publicKey=${publicKey}`, { ip });
   const pendingRows = async (publicKey: string) =>
-    (await app!.services.store['database'].query<{ n: number }>('select count(*)::int as n from sign_in_messages where public_key = $1', [publicKey]))[0]!.n;
+    (await app!.services.store.sql.query<{ n: number }>('select count(*)::int as n from sign_in_messages where public_key = $1', [publicKey]))[0]!.n;
 
   describe('pending messages per public key', () => {
     it('stores at most PENDING_MESSAGES_PER_KEY, then answers 429 with Retry-After and stores nothing', async () => {
@@ -146,8 +146,7 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
       return { wallet, downloadUrl, passId: new URL(downloadUrl).searchParams.get('pass')! };
     };
     const serialOf = async (publicKey: string) =>
-      (await app!.services.store['database'].query<{ serial_number: string }>('select serial_number from passes where public_key = $1', [publicKey]))[0]!
-        .serial_number;
+      (await app!.services.store.sql.query<{ serial_number: string }>('select serial_number from passes where public_key = $1', [publicKey]))[0]!.serial_number;
 
     it('are HMAC-SHA256 of the serial under a key kept in DATA_DIR (0600), stored only as a hash; a returning wallet gets the same URL, after a restart too', async () => {
       app = await open({ PUBLIC_BASE_URL: BASE });
@@ -159,11 +158,11 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
       expect(passId).toBe(createHmac('sha256', key).update(serial).digest('base64url'));
 
       // No column holds the id: the passes table has only its SHA-256.
-      const columns = await app.services.store['database'].query<{ column_name: string }>(
+      const columns = await app.services.store.sql.query<{ column_name: string }>(
         `select column_name from information_schema.columns where table_name = 'passes'`,
       );
       expect(columns.map((c) => c.column_name)).not.toContain('download_id');
-      const [row] = await app.services.store['database'].query<Record<string, unknown>>('select * from passes where serial_number = $1', [serial]);
+      const [row] = await app.services.store.sql.query<Record<string, unknown>>('select * from passes where serial_number = $1', [serial]);
       expect(JSON.stringify(row)).not.toContain(passId);
       expect(row!.download_id_hash).toBe(createHash('sha256').update(passId).digest('hex'));
 
