@@ -248,6 +248,7 @@ describe('limits configuration', () => {
       maxConnections: 1024,
       maxConnectionsPerIp: 256,
       downloadIdKey: undefined,
+      devicesPerPass: 10,
     });
   });
 
@@ -262,6 +263,7 @@ describe('limits configuration', () => {
     [{ INIT_BUDGET_PER_SECOND: '-1' }, 'INIT_BUDGET_PER_SECOND: must be a whole number'],
     [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS: must be at least 1'],
     [{ MAX_CONNECTIONS_PER_IP: '1.5' }, 'MAX_CONNECTIONS_PER_IP: must be a whole number'],
+    [{ DEVICES_PER_PASS: '0' }, 'DEVICES_PER_PASS: must be at least 1'],
   ])('refuses %j', (env, message) => {
     expect(failureOf(env)).toContain(message);
   });

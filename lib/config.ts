@@ -264,6 +264,7 @@ const envSchema = z.object({
   WEBHOOK_URL: httpUrl('https://hooks.example.com/wallet-pass').optional(),
   WEBHOOK_SECRET: webhookSecret.optional(),
   APNS_URL: apnsOrigin.default(DEFAULT_APNS_URL),
+  DEVICES_PER_PASS: integer(1, 1000).default(10),
   GOOGLE_WALLET_API_URL: origin(DEFAULT_GOOGLE_WALLET_API_URL).default(DEFAULT_GOOGLE_WALLET_API_URL),
   PASSKIT_TOKEN_KEY: secretKey.optional(),
   SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').optional(),
@@ -331,6 +332,8 @@ export type Config = {
   webhook?: { url: string; secret: string; key: Buffer };
   /** Origin of the APNs server pass-update pushes go to. */
   apnsUrl: string;
+  /** Devices registered for one pass at most; a new one past it replaces the oldest. */
+  devicesPerPass: number;
   solanaRpcUrl?: string;
   /** Who may claim; unset: anyone. */
   claimPolicy?: ClaimPolicy;
@@ -391,6 +394,7 @@ export function loadConfig(env: Env = process.env): Config {
     operatorWallets: e.OPERATOR_WALLETS ?? [],
     webhook: webhook(e),
     apnsUrl: e.APNS_URL,
+    devicesPerPass: e.DEVICES_PER_PASS,
     passkitTokenKey: e.PASSKIT_TOKEN_KEY,
     solanaRpcUrl: e.SOLANA_RPC_URL,
     claimPolicy: claimPolicy(e),
