@@ -248,6 +248,8 @@ describe('limits configuration', () => {
       maxConnections: 1024,
       maxConnectionsPerIp: 256,
       downloadIdKey: undefined,
+      devicesPerPass: 10,
+      solanaRpcMaxBytes: 4 * 1024 * 1024,
     });
   });
 
@@ -262,6 +264,8 @@ describe('limits configuration', () => {
     [{ INIT_BUDGET_PER_SECOND: '-1' }, 'INIT_BUDGET_PER_SECOND: must be a whole number'],
     [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS: must be at least 1'],
     [{ MAX_CONNECTIONS_PER_IP: '1.5' }, 'MAX_CONNECTIONS_PER_IP: must be a whole number'],
+    [{ DEVICES_PER_PASS: '0' }, 'DEVICES_PER_PASS: must be at least 1'],
+    [{ SOLANA_RPC_MAX_BYTES: '100' }, 'SOLANA_RPC_MAX_BYTES: must be at least 1024'],
   ])('refuses %j', (env, message) => {
     expect(failureOf(env)).toContain(message);
   });

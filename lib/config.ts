@@ -264,6 +264,7 @@ const envSchema = z.object({
   WEBHOOK_URL: httpUrl('https://hooks.example.com/wallet-pass').optional(),
   WEBHOOK_SECRET: webhookSecret.optional(),
   APNS_URL: apnsOrigin.default(DEFAULT_APNS_URL),
+  DEVICES_PER_PASS: integer(1, 1000).default(10),
   GOOGLE_WALLET_API_URL: origin(DEFAULT_GOOGLE_WALLET_API_URL).default(DEFAULT_GOOGLE_WALLET_API_URL),
   PASSKIT_TOKEN_KEY: secretKey.optional(),
   SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').optional(),
@@ -273,6 +274,8 @@ const envSchema = z.object({
   ELIGIBILITY_RECHECK_SECONDS: integer(0, 7 * 24 * 3600).default(3600),
   // One eligibility check's whole budget against the RPC, retries included: past it, 503.
   SOLANA_RPC_TIMEOUT_MS: integer(100, 60_000).default(5000),
+  // The largest RPC answer read (decompressed): past it, 503. 4 MiB holds thousands of token accounts.
+  SOLANA_RPC_MAX_BYTES: integer(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
   // How long a wallet that qualified is taken to still qualify (docs/eligibility.md says why that is safe).
   ELIGIBILITY_CACHE_SECONDS: integer(0, 3600).default(30),
   // Internal, for tests: the first retry delay of the job queue (webhook deliveries, pushes).
@@ -331,6 +334,8 @@ export type Config = {
   webhook?: { url: string; secret: string; key: Buffer };
   /** Origin of the APNs server pass-update pushes go to. */
   apnsUrl: string;
+  /** Devices registered for one pass at most; a new one past it replaces the oldest. */
+  devicesPerPass: number;
   solanaRpcUrl?: string;
   /** Who may claim; unset: anyone. */
   claimPolicy?: ClaimPolicy;
@@ -338,6 +343,8 @@ export type Config = {
   eligibilityRecheckSeconds: number;
   /** The budget of one eligibility check against the RPC, retries included. */
   solanaRpcTimeoutMs: number;
+  /** The largest RPC answer read, in bytes. */
+  solanaRpcMaxBytes: number;
   /** How long a positive eligibility answer is reused; 0: never. */
   eligibilityCacheSeconds: number;
   /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
@@ -391,11 +398,13 @@ export function loadConfig(env: Env = process.env): Config {
     operatorWallets: e.OPERATOR_WALLETS ?? [],
     webhook: webhook(e),
     apnsUrl: e.APNS_URL,
+    devicesPerPass: e.DEVICES_PER_PASS,
     passkitTokenKey: e.PASSKIT_TOKEN_KEY,
     solanaRpcUrl: e.SOLANA_RPC_URL,
     claimPolicy: claimPolicy(e),
     eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
     solanaRpcTimeoutMs: e.SOLANA_RPC_TIMEOUT_MS,
+    solanaRpcMaxBytes: e.SOLANA_RPC_MAX_BYTES,
     eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
   };

@@ -111,11 +111,9 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     log.warn({ event: 'development_signing' }, 'No Apple certificates configured: passes are signed by a development chain and will not install on a phone');
   }
 
+  const chain = config.solanaRpcUrl ? createChainReader(config.solanaRpcUrl, { maxBytes: config.solanaRpcMaxBytes }) : undefined;
   const eligibility = config.claimPolicy
-    ? new EligibilityChecker(config.claimPolicy, config.solanaRpcUrl ? createChainReader(config.solanaRpcUrl) : undefined, {
-        cacheSeconds: config.eligibilityCacheSeconds,
-        timeoutMs: config.solanaRpcTimeoutMs,
-      })
+    ? new EligibilityChecker(config.claimPolicy, chain, { cacheSeconds: config.eligibilityCacheSeconds, timeoutMs: config.solanaRpcTimeoutMs })
     : undefined;
 
   // The job kinds this instance runs, each handler given what it uses.

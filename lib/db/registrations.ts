@@ -8,16 +8,22 @@ import { AT_VERSION, onlyRow, type Queryable, VERSION_OF } from './sql';
 export type Registration = { deviceLibraryIdentifier: string; pushToken: string };
 
 /**
- * Registers a device for a pass, and enqueues `jobs` if (and only if) the registration is new;
- * `created` false when it already was (its push token is updated).
+ * Registers a device for a pass, and enqueues `onCreated` if (and only if) the registration is
+ * new; `created` false when it already was (its push token is updated). The pass keeps at most
+ * `devicesPerPass` devices: past it the oldest other registrations are removed by the same
+ * statement, each with `onEvicted` (its deviceLibraryIdentifier and event id filled in per device).
  */
 export async function register(
   jobs: Jobs,
   registration: { deviceLibraryIdentifier: string; serialNumber: SerialNumber; pushToken: string; now: Date },
-  onCreated: JobInput[],
-): Promise<{ created: boolean }> {
-  // xmax is 0 on a row this statement inserted, and the updating transaction's id otherwise.
-  const rows = await jobs.change<{ created: boolean }>(
+  devicesPerPass: number,
+  events: { onCreated: JobInput[]; onEvicted: JobInput[] },
+): Promise<{ created: boolean; evicted: number }> {
+  // xmax is 0 on a row this statement inserted, and the updating transaction's id otherwise. The
+  // statement's snapshot does not show its own insert: the others are counted, and the newest
+  // devicesPerPass - 1 of them kept. Whatever concurrent registrations of one pass leave above
+  // the cap, the next registration of that pass trims.
+  const rows = await jobs.change<{ created: boolean; evicted: number }>(
     statementWithJobs({
       with: `upserted as (
           insert into device_registrations (device_library_identifier, serial_number, push_token, created_at)
@@ -25,19 +31,40 @@ export async function register(
           on conflict (device_library_identifier, serial_number) do update set push_token = excluded.push_token
           returning (xmax = 0) as created, serial_number
         ),
+        evicted as (
+          delete from device_registrations
+          where serial_number = $2 and device_library_identifier in (
+            select device_library_identifier from device_registrations
+            where serial_number = $2 and device_library_identifier <> $1
+            order by created_at desc, device_library_identifier desc
+            offset $6::int - 1
+          )
+          returning device_library_identifier
+        ),
+        evicted_events as (
+          insert into jobs (kind, payload, run_at)
+          select j.kind,
+                 jsonb_set(jsonb_set(j.payload, '{data,deviceLibraryIdentifier}', to_jsonb(e.device_library_identifier)),
+                   '{id}', to_jsonb('msg_' || rtrim(translate(encode(uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '='))),
+                 now()
+          from evicted e cross join jsonb_to_recordset($7::jsonb) as j(kind text, payload jsonb)
+          returning 1
+        ),
         changed as (select serial_number as key from upserted where created)`,
       jobsParam: '$5',
-      select: `select exists (select 1 from changed) as created`,
+      select: `select exists (select 1 from changed) as created, (select count(*) from evicted)::int as evicted`,
     }),
     [
       registration.deviceLibraryIdentifier,
       registration.serialNumber,
       registration.pushToken,
       registration.now.toISOString(),
-      jobsParameter(onCreated.map((job) => ({ ...job, key: registration.serialNumber }))),
+      jobsParameter(events.onCreated.map((job) => ({ ...job, key: registration.serialNumber }))),
+      devicesPerPass,
+      jobsParameter(events.onEvicted),
     ],
   );
-  return { created: onlyRow(rows, 'register').created };
+  return onlyRow(rows, 'register');
 }
 
 /**

@@ -1,19 +1,21 @@
 // What the eligibility rules read from the chain, through any Solana JSON-RPC provider
 // (SOLANA_RPC_URL) with @solana/kit's RPC client: token balances, the NFTs a wallet holds, and the
 // verified collection of each NFT. Every call runs under one deadline per check (retries
-// included); an RPC that fails or does not answer in time is a ChainUnavailable, never a "no".
+// included), and its answer is read within SOLANA_RPC_MAX_BYTES (./rpc-transport.ts); an RPC that
+// fails, does not answer in time, or answers what does not decode is a ChainUnavailable, never a "no".
 import { setMaxListeners } from 'node:events';
 import { getMetadataAccountDataSerializer } from '@metaplex-foundation/mpl-token-metadata';
 import {
   type Address,
   address,
-  createSolanaRpc,
+  createSolanaRpcFromTransport,
   getAddressEncoder,
   getBase64Encoder,
   getProgramDerivedAddress,
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
 } from '@solana/kit';
+import { createBoundedRpcTransport, RpcAnswerTooLarge } from './rpc-transport';
 
 export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
 export const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
@@ -22,7 +24,7 @@ export const TOKEN_METADATA_PROGRAM = address('metaqbxxUerdq28cj1RbAWkYQm3ybzjb6
 /** getMultipleAccounts takes at most 100 addresses per call (the RPC's documented limit). */
 export const MAX_ACCOUNTS_PER_CALL = 100;
 
-/** The RPC failed, or did not answer within the check's deadline. */
+/** The RPC failed, did not answer within the check's deadline, or answered what does not decode. */
 export class ChainUnavailable extends Error {
   constructor(cause: unknown) {
     super(`the Solana RPC did not answer: ${describe(cause)}`, { cause });
@@ -55,8 +57,37 @@ export type ChainReader = {
 const ATTEMPTS = 3;
 const RETRY_PAUSE_MS = [100, 300];
 
-export function createChainReader(url: string): ChainReader {
-  const rpc = createSolanaRpc(url);
+/** An answer that is not what the RPC's documentation says the method returns. */
+class MalformedAnswer extends Error {
+  constructor(method: string, what: string) {
+    super(`malformed ${method} answer: ${what}`);
+    this.name = 'MalformedAnswer';
+  }
+}
+
+/** A token amount as the RPC writes it: a u64 in decimal digits, nothing else ("0x10", "-5", "1e3" are refused). */
+const AMOUNT = /^\d+$/;
+
+type ParsedTokenAccount = { mint: string; owner: string; amount: string; decimals: number };
+
+/** The token accounts of a jsonParsed getTokenAccountsByOwner answer; throws MalformedAnswer on any other shape. */
+function parsedTokenAccounts(answer: unknown): ParsedTokenAccount[] {
+  const bad = (what: string) => new MalformedAnswer('getTokenAccountsByOwner', what);
+  const value = (answer as { value?: unknown } | null)?.value;
+  if (!Array.isArray(value)) throw bad('no list of accounts');
+  return value.map((entry) => {
+    const info = (entry as { account?: { data?: { parsed?: { info?: Record<string, unknown> } } } } | null)?.account?.data?.parsed?.info;
+    const tokenAmount = info?.tokenAmount as { amount?: unknown; decimals?: unknown } | undefined;
+    if (!info || typeof info.mint !== 'string' || typeof info.owner !== 'string' || !tokenAmount) throw bad('an account without parsed token data');
+    const { amount, decimals } = tokenAmount;
+    if (typeof amount !== 'string' || !AMOUNT.test(amount)) throw bad('a token amount that is not decimal digits');
+    if (typeof decimals !== 'number' && typeof decimals !== 'bigint') throw bad('token decimals that are not a number');
+    return { mint: info.mint, owner: info.owner, amount, decimals: Number(decimals) };
+  });
+}
+
+export function createChainReader(url: string, options: { maxBytes: number }): ChainReader {
+  const rpc = createSolanaRpcFromTransport(createBoundedRpcTransport({ url, maxBytes: options.maxBytes }));
   let calls = 0;
 
   /**
@@ -73,7 +104,8 @@ export function createChainReader(url: string): ChainReader {
         return await send(deadline.signal);
       } catch (error) {
         last = error;
-        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) || deadline.signal.aborted) break;
+        // Invalid params, and an answer past the size bound, would come back the same.
+        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) || error instanceof RpcAnswerTooLarge || deadline.signal.aborted) break;
         const pause = RETRY_PAUSE_MS[attempt] ?? 0;
         if (attempt + 1 >= ATTEMPTS || Date.now() + pause >= deadline.at) break;
         await new Promise((resolve) => setTimeout(resolve, pause));
@@ -96,19 +128,25 @@ export function createChainReader(url: string): ChainReader {
     async tokenBalance(owner, mint, deadline) {
       // With a mint filter the node searches the program that owns the mint, Token or Token-2022
       // (a mint lives under exactly one), so one call covers both programs.
-      const accounts = await call(
+      const answer = await call(
         (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { mint: address(mint) }, { encoding: 'jsonParsed' }).send({ abortSignal }),
         deadline,
-      ).catch((error: unknown) => {
-        // A mint that does not exist has no holders: a "no", not an outage.
-        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) && /could not find mint/i.test(serverMessage(error))) return null;
-        throw new ChainUnavailable(error);
-      });
-      if (accounts === null) return 0n;
+      ).then(
+        (accounts) => ({ accounts }),
+        (error: unknown) => {
+          // A mint that does not exist has no holders: a "no", not an outage.
+          if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) && /could not find mint/i.test(serverMessage(error))) return { noSuchMint: true };
+          throw new ChainUnavailable(error);
+        },
+      );
+      if ('noSuchMint' in answer) return 0n;
       let total = 0n;
-      for (const { account } of accounts.value) {
-        const info = account.data.parsed.info;
-        if (info.mint === mint && info.owner === owner) total += BigInt(info.tokenAmount.amount);
+      try {
+        for (const account of parsedTokenAccounts(answer.accounts)) {
+          if (account.mint === mint && account.owner === owner) total += BigInt(account.amount);
+        }
+      } catch (error) {
+        throw new ChainUnavailable(error);
       }
       return total;
     },
@@ -121,10 +159,9 @@ export function createChainReader(url: string): ChainReader {
           ),
         );
         const mints = new Set<string>();
-        for (const { value } of perProgram) {
-          for (const { account } of value) {
-            const { mint, tokenAmount } = account.data.parsed.info;
-            if (tokenAmount.amount === '1' && tokenAmount.decimals === 0) mints.add(mint);
+        for (const answer of perProgram) {
+          for (const { mint, amount, decimals } of parsedTokenAccounts(answer)) {
+            if (amount === '1' && decimals === 0) mints.add(mint);
           }
         }
         return [...mints];
@@ -144,11 +181,17 @@ export function createChainReader(url: string): ChainReader {
           (async () => {
             const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batchPdas, { encoding: 'base64' }).send({ abortSignal });
             const answer = await call(send, deadline).catch(unavailable);
+            const accounts = (answer as { value?: unknown } | null)?.value;
+            if (!Array.isArray(accounts) || accounts.length !== batchPdas.length) {
+              throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'not one account (or null) per address asked'));
+            }
             // The accounts come back in the order asked, one per mint.
             batchMints.forEach((mint, index) => {
-              const account = answer.value[index];
+              const account = accounts[index] as { owner?: unknown; data?: unknown } | null;
               if (!account || account.owner !== TOKEN_METADATA_PROGRAM) return;
-              const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(account.data[0]) as Uint8Array, mint);
+              const data = Array.isArray(account.data) ? account.data[0] : undefined;
+              if (typeof data !== 'string') throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
+              const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(data) as Uint8Array, mint);
               if (collection) found.set(mint, collection);
             });
           })(),

@@ -4,7 +4,8 @@
 // the push goes over HTTP/2 to POST /3/device/<push token>, authenticated by TLS client
 // certificate with the same Pass Type ID certificate and key that sign the pass, topic
 // (`apns-topic`) the pass type identifier, payload an empty JSON dictionary. A 410 means the
-// token is no longer valid for that topic: the registration is removed.
+// token is no longer valid for that topic, and so do 400 BadDeviceToken and DeviceTokenNotForTopic
+// (a token that never was, or one of another topic): the registration is removed.
 //
 // Why node:http2 rather than @parse/node-apn 8.1 (which does run on Node 20): a Wallet push is
 // one fixed request whose only variable is the token, and the durable queue (lib/queue) already
@@ -19,7 +20,7 @@ import http2 from 'node:http2';
 
 export type PushOutcome =
   | { kind: 'delivered'; apnsId?: string }
-  /** 410: the token is gone (Unregistered / ExpiredToken). */
+  /** The token is gone (410 Unregistered / ExpiredToken) or never was one for this topic (400 BadDeviceToken / DeviceTokenNotForTopic). */
   | { kind: 'gone'; reason: string }
   /** 4xx other than 410 and 429: retrying the same request will not help. */
   | { kind: 'rejected'; status: number; reason: string }
@@ -35,6 +36,8 @@ export type ApnsClientOptions = {
   /** The pass type identifier: every push's apns-topic. */
   topic: string;
   timeoutMs?: number;
+  /** PEM of the CA that issued the server's certificate, when Node's store lacks it (a local stand-in); APNs's own is in it. */
+  ca?: string;
 };
 
 export class ApnsClient {
@@ -94,7 +97,11 @@ export class ApnsClient {
   /** The open session, or a new one: APNs asks providers to keep connections open rather than reconnect per push. */
   private connect(): http2.ClientHttp2Session {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
-    const session = http2.connect(this.options.url, { cert: this.options.certPem, key: this.options.keyPem });
+    const session = http2.connect(this.options.url, {
+      cert: this.options.certPem,
+      key: this.options.keyPem,
+      ...(this.options.ca ? { ca: this.options.ca } : {}),
+    });
     session.on('error', () => {}); // the request in flight reports it; the next push reconnects
     session.on('close', () => {
       if (this.session === session) this.session = undefined;
@@ -106,6 +113,9 @@ export class ApnsClient {
   }
 }
 
+/** 400 reasons that say the token will never take a push for this topic: pushing it again cannot help. */
+const TOKEN_NOT_VALID_REASONS = new Set(['BadDeviceToken', 'DeviceTokenNotForTopic']);
+
 function outcomeOf(status: number, body: string, apnsId: string | undefined): PushOutcome {
   if (status === 200) return { kind: 'delivered', apnsId };
   let reason = body;
@@ -114,7 +124,7 @@ function outcomeOf(status: number, body: string, apnsId: string | undefined): Pu
   } catch {
     // not JSON: keep the text
   }
-  if (status === 410) return { kind: 'gone', reason };
+  if (status === 410 || (status === 400 && TOKEN_NOT_VALID_REASONS.has(reason))) return { kind: 'gone', reason };
   if (status === 429 || status >= 500 || status === 0) return { kind: 'retry', status, reason };
   // 403 BadCertificate / TopicDisallowed etc.: configuration problems; the queue retries them too
   // (an operator may fix the certificate), but they are reported as rejections in the logs.

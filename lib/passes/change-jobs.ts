@@ -3,7 +3,8 @@
 // Its handler only fans out: one `apns.push` job per registered device (enqueued in one
 // statement, so a pass held on 1,000 devices is 1,000 rows written at once, and voiding it
 // answers at once), and one `google.object.sync` when the pass has a Google Wallet object. Each
-// push then succeeds, retries with the queue's backoff, or removes its registration on a 410, on
+// push then succeeds, retries with the queue's backoff, or removes its registration when APNs says
+// the token is not valid (410, 400 BadDeviceToken / DeviceTokenNotForTopic), on
 // whichever instance claims it; none is lost when an instance dies mid-way (the lease runs out
 // and another instance runs it again: at least once, and a repeated push is harmless, since the
 // device then finds nothing newer).
@@ -27,8 +28,8 @@ type GoogleObjectSync = { serialNumber: SerialNumber };
 /** What the handlers of a change need. */
 export type ChangeJobsDeps = { config: Pick<Config, 'webhook'>; store: Pick<Store, 'sql' | 'jobs'>; living: Pick<Living, 'apns' | 'googleApi' | 'tokenKey'> };
 
-/** Reasons of a 400 that say the token itself is bad: retrying will not change the answer. */
-const HOPELESS_REASONS = new Set(['BadDeviceToken', 'DeviceTokenNotForTopic', 'MissingDeviceToken']);
+/** Reasons of a 400 that say the request itself is bad: retrying will not change the answer (a bad token is 'gone'). */
+const HOPELESS_REASONS = new Set(['MissingDeviceToken']);
 
 /** The queue's handlers of a pass change: the fan-out, each device's push, the Google object's sync. */
 export const changeTasks = (deps: ChangeJobsDeps): TaskList => ({

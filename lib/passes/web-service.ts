@@ -16,7 +16,7 @@ import type { PassIssuer } from './pkpass';
 
 /** What the web service needs. */
 export type PassKitDeps = {
-  config: Pick<Config, 'webhook'>;
+  config: Pick<Config, 'webhook' | 'devicesPerPass'>;
   log: Logger;
   store: Pick<Store, 'sql' | 'jobs'>;
   living: Pick<Living, 'passTypeIdentifier' | 'tokenKey'>;
@@ -37,15 +37,23 @@ async function authorizedPass(deps: PassKitDeps, passTypeIdentifier: string, ser
 
 export type Registration = { deviceLibraryIdentifier: string; passTypeIdentifier: string; serialNumber: string };
 
-/** Registers the device for the pass's pushes; `created` false when it already was (its push token is updated). */
+/**
+ * Registers the device for the pass's pushes; `created` false when it already was (its push token
+ * is updated). Past DEVICES_PER_PASS the oldest registrations go (docs/decisions.md says why).
+ */
 export async function registerDevice(deps: PassKitDeps, params: Registration, pushToken: string, authorization: string | null): Promise<{ created: boolean }> {
   const pass = await authorizedPass(deps, params.passTypeIdentifier, asSerialNumber(params.serialNumber), authorization);
   const { deviceLibraryIdentifier } = params;
   const now = new Date();
-  const event = webhookEventJobs(deps.config, 'device.registered', webhookEventData(pass, { deviceLibraryIdentifier }), now);
-  const { created } = await register(deps.store.jobs, { deviceLibraryIdentifier, serialNumber: pass.serialNumber, pushToken, now }, event);
+  const events = {
+    onCreated: webhookEventJobs(deps.config, 'device.registered', webhookEventData(pass, { deviceLibraryIdentifier }), now),
+    // The statement names each device it removes.
+    onEvicted: webhookEventJobs(deps.config, 'device.unregistered', webhookEventData(pass, { reason: 'device_limit' }), now),
+  };
+  const registration = { deviceLibraryIdentifier, serialNumber: pass.serialNumber, pushToken, now };
+  const { created, evicted } = await register(deps.store.jobs, registration, deps.config.devicesPerPass, events);
   if (created) {
-    deps.log.info({ event: 'device_registered', serial: pass.serialNumber }, 'device registered for pass updates');
+    deps.log.info({ event: 'device_registered', serial: pass.serialNumber, evicted }, 'device registered for pass updates');
   }
   return { created };
 }

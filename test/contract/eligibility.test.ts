@@ -28,6 +28,8 @@ describe('CLAIM_POLICY', () => {
   });
   afterEach(async () => {
     rpc.outage = null;
+    rpc.rewrite = null;
+    rpc.drip = null;
     await Promise.all(apps.splice(0).map((app) => app.close()));
   });
   afterAll(async () => {
@@ -38,7 +40,7 @@ describe('CLAIM_POLICY', () => {
 
   async function open(policy: unknown, env: Record<string, string> = {}): Promise<TestApp> {
     const config = loadConfig({ ...shared.env, CLAIM_POLICY: JSON.stringify(policy), ...env });
-    shared.services.eligibility = new EligibilityChecker(config.claimPolicy!, createChainReader(config.solanaRpcUrl!), {
+    shared.services.eligibility = new EligibilityChecker(config.claimPolicy!, createChainReader(config.solanaRpcUrl!, { maxBytes: config.solanaRpcMaxBytes }), {
       cacheSeconds: config.eligibilityCacheSeconds,
       timeoutMs: config.solanaRpcTimeoutMs,
     });
@@ -318,6 +320,89 @@ describe('CLAIM_POLICY', () => {
 
       rpc.outage = null;
       expect((await app.postClaim(claim)).status).toBe(201);
+    });
+  });
+
+  describe('an RPC answer that does not decode, or does not end', () => {
+    type TokenAccounts = { result: { value: { account: { data: { parsed: { info: { tokenAmount: { amount: string } } } } } }[] } };
+    const withAmount = (amount: string) => (answer: unknown, method: string) => {
+      if (method === 'getTokenAccountsByOwner') {
+        for (const { account } of (answer as TokenAccounts).result.value) account.data.parsed.info.tokenAmount.amount = amount;
+      }
+      return answer;
+    };
+
+    /** A token policy, and a wallet holding 5 of its base units. */
+    async function holder(env: Record<string, string> = {}): Promise<{ app: TestApp; wallet: TestWallet }> {
+      const mint = await rpc.createMint({ decimals: 0 });
+      const wallet = new TestWallet();
+      await rpc.mintTo(mint, wallet.publicKey, 5n);
+      return { app: await open({ token: { mint, minAmount: '1' } }, { ELIGIBILITY_CACHE_SECONDS: '0', ...env }), wallet };
+    }
+
+    async function expectUnavailable(app: TestApp, wallet: TestWallet, withinMs?: number): Promise<void> {
+      const started = Date.now();
+      const problem = await initProblem(app, wallet);
+      expect(problem).toMatchObject({ httpStatus: 503, status: 503, code: 'service_unavailable' });
+      if (withinMs !== undefined) expect(Date.now() - started).toBeLessThan(withinMs);
+      expect(await storedMessages(app, wallet.publicKey)).toBe(0);
+    }
+
+    it.each(['abc', '0x10', '-5', '1e3', ' 5', '5.0', ''])('a token amount of %j: 503, never counted', async (amount) => {
+      const { app, wallet } = await holder();
+      rpc.rewrite = withAmount(amount);
+      await expectUnavailable(app, wallet);
+    });
+
+    it('a claim whose answer does not decode: 503, no pass made; the same claim succeeds once the RPC answers well', async () => {
+      const { app, wallet } = await holder();
+      const { message } = await app.init(wallet.publicKey);
+      rpc.rewrite = withAmount('abc');
+      const claim = { message, signature: wallet.sign(message), publicKey: wallet.publicKey };
+      const response = await app.postClaim(claim);
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as ProblemBody).code).toBe('service_unavailable');
+      expect(await storedPasses(app, wallet.publicKey)).toBe(0);
+      rpc.rewrite = null;
+      expect((await app.postClaim(claim)).status).toBe(201);
+    });
+
+    it.each([
+      ['result null', (answer: unknown) => ({ ...(answer as object), result: null })],
+      ['value not a list', (answer: unknown) => ({ ...(answer as object), result: { context: { slot: 1 }, value: 'x' } })],
+      [
+        'an account without parsed data',
+        (answer: unknown) => ({ ...(answer as object), result: { context: { slot: 1 }, value: [{ pubkey: 'x', account: {} }] } }),
+      ],
+      ['neither result nor error', () => ({ jsonrpc: '2.0', id: 1 })],
+    ])('%s: 503', async (_, rewrite) => {
+      const { app, wallet } = await holder();
+      rpc.rewrite = rewrite;
+      await expectUnavailable(app, wallet);
+    });
+
+    it('collection metadata answered with result null: 503', async () => {
+      const collection = await rpc.createMint({ decimals: 0 });
+      const wallet = new TestWallet();
+      await rpc.createNft(wallet.publicKey, { collection });
+      const app = await open({ collection }, { ELIGIBILITY_CACHE_SECONDS: '0' });
+      rpc.rewrite = (answer, method) => (method === 'getMultipleAccounts' ? { ...(answer as object), result: null } : answer);
+      await expectUnavailable(app, wallet);
+    });
+
+    it('an answer larger than SOLANA_RPC_MAX_BYTES: 503 at once, not read on, not retried', async () => {
+      const { app, wallet } = await holder({ SOLANA_RPC_MAX_BYTES: '65536', SOLANA_RPC_TIMEOUT_MS: '5000' });
+      rpc.rewrite = (answer) => ({ ...(answer as object), padding: 'x'.repeat(4 * 1024 * 1024) });
+      const before = rpc.requests;
+      await expectUnavailable(app, wallet, 2000);
+      expect(rpc.requests - before).toBe(1);
+    });
+
+    it('an answer that trickles in past SOLANA_RPC_TIMEOUT_MS: 503 at the deadline', async () => {
+      const { app, wallet } = await holder({ SOLANA_RPC_TIMEOUT_MS: '800' });
+      rpc.rewrite = (answer) => ({ ...(answer as object), padding: 'x'.repeat(20_000) });
+      rpc.drip = { bytes: 64, everyMs: 50 };
+      await expectUnavailable(app, wallet, 800 + 700);
     });
   });
 

@@ -237,6 +237,20 @@ describe('the document matches what the route handlers answer', () => {
     expect(link.status).toBe(429);
     expect(link.headers.get('retry-after')).toMatch(/^\d+$/);
     await checker.check('GET', '/api/v1/passes/google', link);
+    // PassKit's register, unregister and log count too, before the pass's token is looked at.
+    const registration = `${PASSKIT}/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}`;
+    const registrationPath = `${PASSKIT}/devices/d1/registrations/pass.example/00000000-0000-4000-8000-000000000000`;
+    const json = { 'content-type': 'application/json' };
+    const limited = [
+      ['POST', registration, await app.fetch(registrationPath, { ip: '198.51.100.1', method: 'POST', headers: json, body: '{"pushToken":"ab"}' })],
+      ['DELETE', registration, await app.fetch(registrationPath, { ip: '198.51.100.1', method: 'DELETE' })],
+      ['POST', `${PASSKIT}/log`, await app.fetch(`${PASSKIT}/log`, { ip: '198.51.100.1', method: 'POST', headers: json, body: '{"logs":[]}' })],
+    ] as const;
+    for (const [method, path, response] of limited) {
+      expect(response.status).toBe(429);
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      await checker.check(method, path, response);
+    }
     await app.restart({ RATE_LIMIT_PER_MINUTE: '0' });
   });
 

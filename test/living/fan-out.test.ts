@@ -3,19 +3,20 @@
 // PostgreSQL, even though one instance is killed (SIGKILL) while the pushes are under way: the
 // jobs it had claimed run again on the other once their lease has passed. Needs the machine's
 // PostgreSQL (TEST_DATABASE_URL) and the production build.
+
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentChain } from '@/lib/passes/certificates';
 import { createScratchDatabase, templateDatabase } from '@/scripts/support/scratch-database';
 import { eventually, ServerProcess } from '@/scripts/support/server-process';
-import { ApnsStandIn } from '../support/stand-ins/apns';
-import { freePort } from '../support/server';
-import { missingEnv, requireService, sharedPostgresUrl } from '../scale/support/requirements';
 import { scalar, testPool } from '../scale/support/invariants';
+import { missingEnv, requireService, sharedPostgresUrl } from '../scale/support/requirements';
+import { freePort } from '../support/server';
+import { ApnsStandIn } from '../support/stand-ins/apns';
 import { device, installPass, newPushToken, PassController } from './support';
 
 requireService('PostgreSQL', missingEnv('TEST_DATABASE_URL', 'postgres://127.0.0.1:5432/test'), 'The push fan-out tests');
@@ -46,6 +47,8 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
       DATABASE_URL: database.url,
       PUBLIC_BASE_URL: `http://127.0.0.1:${ports[0]}`,
       RATE_LIMIT_PER_MINUTE: '0',
+      // One pass on 1,000 devices: the cap (10 by default) raised to its most.
+      DEVICES_PER_PASS: String(DEVICES),
       APNS_URL: apns.url,
       NODE_EXTRA_CA_CERTS: apns.caFile,
       PASSKIT_TOKEN_KEY: randomBytes(32).toString('base64'),
@@ -88,7 +91,10 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     // that fanned out is woken at once, the other finds the jobs at its next poll.
     await eventually(
       async () =>
-        (await scalar(sql, `select count(distinct split_part(locked_by, '/', 2))::int as value from jobs where kind = 'apns.push' and done_at is null and locked_until > now()`)) >= 2
+        (await scalar(
+          sql,
+          `select count(distinct split_part(locked_by, '/', 2))::int as value from jobs where kind = 'apns.push' and done_at is null and locked_until > now()`,
+        )) >= 2
           ? true
           : undefined,
       30_000,
@@ -102,10 +108,9 @@ describe('pushes fan out from the queue on two instances sharing PostgreSQL', ()
     const heldByTheDead = await scalar(sql, `select count(*)::int as value from jobs where kind = 'apns.push' and done_at is null and locked_until > now()`);
     // As if the dead instance's leases (60 s) had run out: B may now claim its jobs again. That a
     // job whose lease ran out goes to the next claim is lib/queue/queue.test.ts's to show.
-    await sql.query(
-      `update jobs set locked_until = now() where kind = 'apns.push' and done_at is null and split_part(locked_by, '/', 2) = $1`,
-      [String(a.pid)],
-    );
+    await sql.query(`update jobs set locked_until = now() where kind = 'apns.push' and done_at is null and split_part(locked_by, '/', 2) = $1`, [
+      String(a.pid),
+    ]);
 
     // Every device gets its push (at least once), from B; nothing is left in the queue.
     const expected = new Set(tokens);

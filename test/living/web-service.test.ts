@@ -1,18 +1,21 @@
 // Apple's PassKit web service as Wallet uses it, through the endpoint table on a real database:
 // the pass carries its webServiceURL and token, a device registers (201, then 200, one row),
 // lists its changed passes with tags, fetches the latest file (304 with If-Modified-Since), and a
-// change (voided, restored) rebuilds the file that /download and the web service serve. The pushes
-// themselves, which need a process that trusts the APNs stand-in, are in ./device.test.ts.
+// change (voided, restored) rebuilds the file that /download and the web service serve. The bounds
+// on a pass's devices (the cap, the rate limit, tokens APNs refuses) push to the APNs stand-in from
+// this process, its client given the stand-in's CA; pushes from a server process are ./device.test.ts's.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restorePass, voidPass } from '@/lib/passes/lifecycle';
+import { ApnsClient } from '@/lib/passes/apns';
 import { tokenHash } from '@/lib/passes/authentication-token';
+import { restorePass, voidPass } from '@/lib/passes/lifecycle';
 import { BACKENDS, TestApp } from '../support/app';
 import { inspectPkpass } from '../support/pkpass';
-import { device, installPass } from './support';
+import { ApnsStandIn } from '../support/stand-ins/apns';
+import { createCertificateAuthority, issuePassTypeCertificate } from '../support/stand-ins/certificates';
+import { device, installPass, PASSKIT } from './support';
 
 const BASE = 'https://passes.example.com';
-const PASSKIT = '/passkit/v1';
 
 const deviceId = () => randomBytes(16).toString('hex');
 const pushToken = () => randomBytes(32).toString('hex');
@@ -126,7 +129,11 @@ describe.each(BACKENDS)('the PassKit web service on %s', (backend) => {
     const lastModified = response.headers.get('last-modified')!;
     expect(new Date(lastModified).toUTCString()).toBe(lastModified);
     // The same bytes as the download: nothing changed, nothing was rebuilt.
-    expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(await (await app.fetch(new URL(installed.downloadUrl).pathname + new URL(installed.downloadUrl).search)).arrayBuffer()))).toBe(true);
+    expect(
+      Buffer.from(await response.arrayBuffer()).equals(
+        Buffer.from(await (await app.fetch(new URL(installed.downloadUrl).pathname + new URL(installed.downloadUrl).search)).arrayBuffer()),
+      ),
+    ).toBe(true);
 
     expect((await latest(type, serial, token, { 'if-modified-since': lastModified })).status).toBe(304);
     const later = new Date(Date.parse(lastModified) + 3_600_000).toUTCString();
@@ -192,7 +199,11 @@ describe.each(BACKENDS)('the PassKit web service on %s', (backend) => {
     expect((await list(device, installed.passTypeIdentifier)).status).toBe(204);
     expect((await app.fetch(path, { method: 'DELETE', headers: { authorization: `ApplePass ${installed.authenticationToken}` } })).status).toBe(200);
 
-    const log = await app.fetch(`${PASSKIT}/log`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ logs: ['a problem'] }) });
+    const log = await app.fetch(`${PASSKIT}/log`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ logs: ['a problem'] }),
+    });
     expect(log.status).toBe(200);
     expect((await app.fetch(`${PASSKIT}/log`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"logs": "no"}' })).status).toBe(400);
   });
@@ -230,7 +241,114 @@ describe('device webhook events', () => {
     expect((await phone.unregister()).status).toBe(200);
     expect((await events('device.unregistered', installed.serialNumber)).map((e) => e.data.deviceLibraryIdentifier)).toEqual([phone.deviceId]);
     const passId = new URL(installed.downloadPath, BASE).searchParams.get('pass')!;
-    const [{ count }] = (await app.services.store.sql.query<{ count: number }>(`select count(*)::int as count from jobs where payload::text like $1`, [`%${passId}%`])) as [{ count: number }];
+    const [{ count }] = (await app.services.store.sql.query<{ count: number }>(`select count(*)::int as count from jobs where payload::text like $1`, [
+      `%${passId}%`,
+    ])) as [{ count: number }];
     expect(count).toBe(0);
+  });
+});
+
+describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
+  const topicCa = createCertificateAuthority('Test WWDR CA');
+  let app: TestApp;
+  let apns: ApnsStandIn;
+  beforeAll(async () => {
+    apns = await ApnsStandIn.start();
+    app = await TestApp.open(backend, {
+      PUBLIC_BASE_URL: BASE,
+      APNS_URL: apns.url,
+      DEVICES_PER_PASS: '3',
+      RATE_LIMIT_PER_MINUTE: '30',
+      WEBHOOK_URL: 'http://127.0.0.1:9/hooks',
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+    });
+    // This process does not trust the stand-in's certificate through NODE_EXTRA_CA_CERTS: its client is given the CA.
+    const topic = app.services.living.passTypeIdentifier;
+    const client = issuePassTypeCertificate(topicCa, topic);
+    app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+  });
+  afterAll(async () => {
+    await app.close();
+    await apns.close();
+  });
+
+  const registrations = (serial: string) =>
+    app.services.store.sql.query<{ device: string; push_token: string }>(
+      `select device_library_identifier as device, push_token from device_registrations where serial_number = $1 order by created_at`,
+      [serial],
+    );
+
+  const unregisteredEvents = (serial: string) =>
+    app.services.store.sql.query<{ data: Record<string, string> }>(
+      `select payload->'data' as data from jobs where kind = 'webhook' and payload->>'type' = 'device.unregistered' and payload->'data'->>'serialNumber' = $1`,
+      [serial],
+    );
+
+  it('keeps at most DEVICES_PER_PASS registrations: a new device past it replaces the oldest, with device.unregistered (reason device_limit)', async () => {
+    const installed = await installPass(app);
+    const phones = Array.from({ length: 5 }, () => device(app, installed));
+    for (const phone of phones) {
+      expect((await phone.register(randomBytes(32).toString('hex'))).status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 2)); // registration times a millisecond apart at least: "oldest" is one
+    }
+    // Registering again is no new device: nothing is replaced.
+    expect((await phones[4]!.register(randomBytes(32).toString('hex'))).status).toBe(200);
+    expect((await registrations(installed.serialNumber)).map((row) => row.device)).toEqual(phones.slice(2).map((phone) => phone.deviceId));
+    const events = await unregisteredEvents(installed.serialNumber);
+    expect(events.map((event) => event.data).sort((a, b) => a.deviceLibraryIdentifier!.localeCompare(b.deviceLibraryIdentifier!))).toEqual(
+      phones
+        .slice(0, 2)
+        .map((phone) => ({
+          serialNumber: installed.serialNumber,
+          publicKey: installed.wallet.publicKey,
+          walletType: 'Generic',
+          deviceLibraryIdentifier: phone.deviceId,
+          reason: 'device_limit',
+        }))
+        .sort((a, b) => a.deviceLibraryIdentifier.localeCompare(b.deviceLibraryIdentifier)),
+    );
+    const [{ ids }] = (await app.services.store.sql.query<{ ids: string[] }>(
+      `select array_agg(payload->>'id') as ids from jobs where kind = 'webhook' and payload->'data'->>'serialNumber' = $1`,
+      [installed.serialNumber],
+    )) as [{ ids: string[] }];
+    for (const id of ids) expect(id).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('rate-limits register, unregister and log per client (RATE_LIMIT_PER_MINUTE)', async () => {
+    const installed = await installPass(app);
+    const phone = device(app, installed);
+    const ip = '198.51.100.24';
+    const path = `${PASSKIT}/devices/${phone.deviceId}/registrations/${installed.passTypeIdentifier}/${installed.serialNumber}`;
+    const authorization = `ApplePass ${installed.authenticationToken}`;
+    const calls = [
+      () => app.fetch(path, { ip, method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ pushToken: 'ab' }) }),
+      () => app.fetch(path, { ip, method: 'DELETE', headers: { authorization } }),
+      () => app.fetch(`${PASSKIT}/log`, { ip, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ logs: ['x'] }) }),
+    ];
+    for (let i = 0; i < 30; i++) expect((await calls[i % 3]!()).status).toBeLessThan(300);
+    for (const call of calls) {
+      const refused = await call();
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    // Another client has its own budget.
+    expect((await phone.log(['y'])).status).toBe(200);
+  });
+
+  it('removes a registration APNs answers 400 BadDeviceToken or DeviceTokenNotForTopic, as on 410; keeps the others', async () => {
+    const installed = await installPass(app);
+    const [bad, otherTopic, good] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+    apns.answer(bad, { status: 400, reason: 'BadDeviceToken' });
+    apns.answer(otherTopic, { status: 400, reason: 'DeviceTokenNotForTopic' });
+    for (const token of [bad, otherTopic, good]) expect((await device(app, installed).register(token)).status).toBe(201);
+    const before = apns.pushes.length;
+    await voidPass(app.services, installed.serialNumber, 'lost');
+    await apns.waitForPushes(before + 3);
+    const deadline = Date.now() + 5_000;
+    while ((await registrations(installed.serialNumber)).length > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await registrations(installed.serialNumber)).map((row) => row.push_token)).toEqual([good]);
+    const reasons = (await unregisteredEvents(installed.serialNumber)).map((event) => event.data.reason);
+    expect(reasons).toEqual(['push_token_gone', 'push_token_gone']);
   });
 });

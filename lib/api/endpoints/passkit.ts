@@ -23,7 +23,8 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
       "Wallet calls this when a pass is added: the device's push token is kept, and every change of the " +
       'pass sends it an APNs push. Needs `Authorization: ApplePass <authenticationToken>` (the token in ' +
       "the pass's pass.json). Registering again answers 200 and keeps one registration (with the newest " +
-      'push token).',
+      'push token). A pass keeps at most DEVICES_PER_PASS devices (10 by default): a new one past it ' +
+      'replaces the one registered longest ago.',
     params: registrationParamsSchema,
     body: { schema: pushTokenBodySchema, example: { pushToken: '8a9b7c6d5e4f30211f2e3d4c5b6a79880a9b8c7d6e5f40312f1e0d3c4b5a6978' } },
     requestHeaders: [{ name: 'Authorization', description: '`ApplePass <authenticationToken>`' }],
@@ -32,6 +33,7 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
       201: { description: 'Registered.' },
     },
     problems: ['invalid_request', 'unauthorized', 'payload_too_large', 'unsupported_media_type'],
+    rateLimited: true,
     handle: async ({ params, body, headers }, { services }) => {
       const { created } = await registerDevice(services, params, body.pushToken, headers.get('authorization'));
       return { status: created ? 201 : 200 };
@@ -50,6 +52,7 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     requestHeaders: [{ name: 'Authorization', description: '`ApplePass <authenticationToken>`' }],
     responses: { 200: { description: 'Not registered (any more).' } },
     problems: ['invalid_request', 'unauthorized'],
+    rateLimited: true,
     handle: async ({ params, headers }, { services }) => {
       await unregisterDevice(services, params, headers.get('authorization'));
       return { status: 200 };
@@ -124,6 +127,7 @@ export const PASSKIT_ENDPOINTS: readonly Endpoint[] = [
     body: { schema: logsBodySchema, example: { logs: ['Web service error for pass.example: Response to GET was not a valid pass.'] } },
     responses: { 200: { description: 'Logged.' } },
     problems: ['invalid_request', 'payload_too_large', 'unsupported_media_type'],
+    rateLimited: true,
     handle: ({ body }, { services }) => {
       recordDeviceLogs(services, body.logs);
       return { status: 200 };

@@ -23,7 +23,9 @@
 //   rent-exempt account is u64::MAX, written as a bare JSON number as validators do.
 //
 // Stand-in controls: `outage = 'refuse' | 'hang' | 'http503'` (connections reset, requests never
-// answered, or HTTP 503), `delayMs` (every answer waits this long), `calls` (each method called).
+// answered, or HTTP 503), `delayMs` (every answer waits this long), `calls` (each method called),
+// `rewrite` (each answer, as JSON, passes through it before it is sent: a malformed or oversized
+// answer), `drip` (the answer's bytes trickle out a few at a time).
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getMetadataAccountDataSerializer, Key, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
@@ -87,6 +89,10 @@ export class SolanaRpcStandIn {
   requests = 0;
   outage: Outage = null;
   delayMs = 0;
+  /** Each answer (the JSON-RPC object, or the array of a batch) goes through this before it is sent, with the method called. */
+  rewrite: ((answer: unknown, method: string) => unknown) | null = null;
+  /** Sends each answer `bytes` at a time, one chunk every `everyMs` (chunked, no Content-Length). */
+  drip: { bytes: number; everyMs: number } | null = null;
   private readonly sockets = new Set<Socket>();
   private payer!: KeyPairSigner;
 
@@ -271,12 +277,30 @@ export class SolanaRpcStandIn {
       return this.reply(response, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
     const answer = Array.isArray(body) ? body.map((one) => this.answer(one)) : this.answer(body);
-    this.reply(response, answer);
+    const method = String((Array.isArray(body) ? body[0] : body)?.method ?? '');
+    this.reply(response, this.rewrite ? this.rewrite(answer, method) : answer);
   }
 
   private reply(response: http.ServerResponse, answer: unknown): void {
     const text = JSON.stringify(answer).replaceAll(RENT_EPOCH_MARK, U64_MAX_TEXT);
-    response.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    if (!this.drip) {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(text);
+      return;
+    }
+    const { bytes, everyMs } = this.drip;
+    const data = Buffer.from(text);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (response.destroyed || sent >= data.length) {
+        clearInterval(timer);
+        if (!response.destroyed) response.end();
+        return;
+      }
+      response.write(data.subarray(sent, sent + bytes));
+      sent += bytes;
+    }, everyMs);
+    response.on('close', () => clearInterval(timer));
   }
 
   private answer(call: unknown): unknown {
