@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_STATEMENT, loadConfig } from './config';
+import { withDefaultUser } from './db/client';
 
 const failureOf = (env: Record<string, string>) => {
   try {
@@ -73,6 +74,27 @@ describe('loadConfig', () => {
     const message = failureOf(env);
     expect(message).toContain(expected);
     expect(message).not.toContain('\n');
+  });
+
+  it('refuses a DATABASE_URL that is no URL, naming the variable and never its value', () => {
+    for (const url of ['postgres://app:pa#ss@db.example/claims', 'postgres://app:12#word@db.example/claims', 'postgres://app:p ss@db:5432x/claims']) {
+      const message = failureOf({ DATABASE_URL: url });
+      expect(message).toMatch(/^DATABASE_URL: must be a URL/);
+      expect(message).toContain('%23');
+      for (const part of ['pa#ss', '12#word', 'p ss', 'db.example', 'claims']) expect(message).not.toContain(part);
+    }
+    expect(loadConfig({ DATABASE_URL: 'postgres://app:pa%23ss@db.example:5432/claims' }).databaseUrl).toBe('postgres://app:pa%23ss@db.example:5432/claims');
+    expect(loadConfig({ DATABASE_URL: 'postgresql:///claims?host=/var/run/postgresql' }).databaseUrl).toBeDefined();
+    // The database client's own parse, for URLs that did not come through this check (the tests' TEST_DATABASE_URL).
+    const thrown = (() => {
+      try {
+        withDefaultUser('postgres://app:pa#ss@db.example/claims');
+      } catch (error) {
+        return error as Error & { input?: string };
+      }
+    })();
+    expect(thrown?.message).toMatch(/^the database URL is not a URL/);
+    expect(JSON.stringify({ ...thrown, message: thrown?.message })).not.toContain('pa#ss');
   });
 
   it('reads TRUST_PROXY as a number of proxy hops', () => {

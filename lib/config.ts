@@ -206,6 +206,10 @@ const envSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    // Never echoed (it holds a password): an unescaped # or space in the password is the usual cause.
+    .refine((value) => URL.canParse(value) && !value.includes('#'), {
+      message: 'must be a URL such as postgres://user:password@host:5432/database, its user name and password percent-encoded (# is %23, @ is %40)',
+    })
     .optional(),
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
   DATABASE_TIMEOUT_MS: integer(100, 600_000).default(2000),
