@@ -93,14 +93,16 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('GET', INIT, `${INIT}?publicKey=nope`)).body.code).toBe('invalid_request');
     });
 
-    it('opens a 12-hour session: a random token, and the cookie (HttpOnly, SameSite=Strict, Secure)', async () => {
+    it('opens a 12-hour session: a random token, and the cookie (__Host-, HttpOnly, SameSite=Strict, Secure, Path=/)', async () => {
       const before = Date.now();
       const { body, headers } = await signIn(operator, { origin: BASE });
       expect(body.token).toMatch(/^wpcs_[A-Za-z0-9_-]{43}$/);
       expect(Date.parse(body.expiresAt) - before).toBeGreaterThan(12 * 3600_000 - 60_000);
       expect(Date.parse(body.expiresAt) - before).toBeLessThanOrEqual(12 * 3600_000 + 1000);
       const cookie = headers.get('set-cookie')!;
-      expect(cookie).toContain(`operator_session=${body.token}`);
+      // __Host-: only this origin, over https, may set it; a sibling subdomain cannot toss one in.
+      expect(cookie).toMatch(new RegExp(`^__Host-operator_session=${body.token}; Path=/;`));
+      expect(cookie).not.toMatch(/; Domain=/i);
       expect(cookie).toMatch(/; HttpOnly/);
       expect(cookie).toMatch(/; SameSite=Strict/);
       expect(cookie).toMatch(/; Secure/);
@@ -182,7 +184,7 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       // Forged: the right shape, never issued.
       await expectUnauthorized(bearer(`wpcs_${'A'.repeat(43)}`));
       await expectUnauthorized(bearer(`wpck_${'A'.repeat(43)}`));
-      await expectUnauthorized({ cookie: `operator_session=wpcs_${'B'.repeat(43)}` });
+      await expectUnauthorized({ cookie: `__Host-operator_session=wpcs_${'B'.repeat(43)}` });
 
       const { token } = (await signIn()).body;
       // A token is its own: its hash, or the same text with a changed letter, is nothing.
@@ -196,7 +198,7 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       const other = (await signIn()).body.token as string;
       const signOut = await call('DELETE', CURRENT, CURRENT, { headers: bearer(other) });
       expect(signOut.status).toBe(204);
-      expect(signOut.headers.get('set-cookie')).toMatch(/^operator_session=; Path=\/api\/v1\/operator; HttpOnly; SameSite=Strict; Max-Age=0/);
+      expect(signOut.headers.get('set-cookie')).toMatch(/^__Host-operator_session=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0; Secure$/);
       await expectUnauthorized(bearer(other));
       expect((await call('DELETE', CURRENT, CURRENT, { headers: bearer(other) })).status).toBe(401);
     });
@@ -224,11 +226,21 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       let serial: string;
       beforeAll(async () => {
         const { body } = await signIn(operator, { origin: BASE });
-        cookie = `operator_session=${body.token}`;
+        cookie = `__Host-operator_session=${body.token}`;
         serial = (await claimPass()).serial;
       });
       const voidWith = (headers: Record<string, string>) =>
         call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'csrf check' }, { cookie, ...headers }));
+
+      it('tries every value of the cookie: one tossed in beside it does not sign the operator out', async () => {
+        const junk = `__Host-operator_session=junk; __Host-operator_session=wpcs_${'C'.repeat(43)}`;
+        for (const header of [`${junk}; ${cookie}`, `${cookie}; ${junk}`, `theme=dark; ${junk}; ${cookie}`]) {
+          expect((await call('GET', CURRENT, CURRENT, { headers: { cookie: header } })).body.via, header).toBe('session');
+        }
+        expect((await call('GET', CURRENT, CURRENT, { headers: { cookie: junk } })).body.code).toBe('unauthorized');
+        // Without its prefix, on an https origin, the name is anyone's to set: not a credential.
+        expect((await call('GET', CURRENT, CURRENT, { headers: { cookie: cookie.replace('__Host-', '') } })).body.code).toBe('unauthorized');
+      });
 
       it('reads with the cookie alone (GET is safe)', async () => {
         expect((await call('GET', PASSES, PASSES, { headers: { cookie, origin: 'https://evil.example' } })).status).toBe(200);
