@@ -305,6 +305,12 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect(JSON.stringify(stored)).not.toContain(key);
 
       expect((await call('GET', CURRENT, CURRENT, { headers: bearer(key) })).body).toEqual({ publicKey: operator.publicKey, via: 'api_key', expiresAt: null });
+      // A key makes no keys: they would outlive it, and a leaked key could mint itself successors.
+      const fromKey = await call('POST', KEYS, KEYS, json({ name: 'child' }, bearer(key)));
+      expect(fromKey.status).toBe(403);
+      expect(fromKey.body.code).toBe('forbidden');
+      expect(fromKey.body.detail).toMatch(/session/);
+      expect((await app.services.store.sql.query(`select 1 from operator_api_keys where name = 'child'`)).length).toBe(0);
       // A key is not a session to sign out of.
       expect((await call('DELETE', CURRENT, CURRENT, { headers: bearer(key) })).body.code).toBe('forbidden');
 
