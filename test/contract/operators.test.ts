@@ -323,6 +323,9 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('DELETE', KEY, `${KEYS}/key_unknown`, { headers: bearer(token) })).body.code).toBe('api_key_not_found');
       expect((await call('DELETE', KEY, `${KEYS}/${'x'.repeat(100)}`, { headers: bearer(token) })).body.code).toBe('api_key_not_found');
       expect((await call('POST', KEYS, KEYS, json({ name: '' }, bearer(token)))).body.code).toBe('invalid_request');
+      const bidiName = await call('POST', KEYS, KEYS, json({ name: 'export\u202etxt.exe' }, bearer(token)));
+      expect(bidiName.body.code).toBe('invalid_request');
+      expect(bidiName.body.fields).toEqual([{ field: 'name', message: expect.stringMatching(/bidirectional/) }]);
       expect((await call('POST', KEYS, KEYS, { headers: { ...bearer(token), 'content-type': 'text/plain' }, body: 'name' })).body.code).toBe(
         'unsupported_media_type',
       );
@@ -436,6 +439,17 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('POST', RESTORE, `${PASSES}/${unknown}/restore`, { headers: bearer(token) })).body.code).toBe('pass_not_found');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: '' }, bearer(token)))).body.code).toBe('invalid_request');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'two\nlines' }, bearer(token)))).body.code).toBe('invalid_request');
+      // Bidirectional controls would show door staff a reason that reads otherwise than it is.
+      for (const control of ['\u202a', '\u202e', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c']) {
+        const bidi = await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: `refunded ${control}dnuf` }, bearer(token)));
+        expect(bidi.status).toBe(400);
+        expect(bidi.body.code).toBe('invalid_request');
+        expect(bidi.body.fields).toEqual([{ field: 'reason', message: expect.stringMatching(/bidirectional/) }]);
+      }
+      expect((await get(`${PASSES}?serial=${serial}`)).body.passes[0].status).toBe('active');
+      // Letters of right-to-left scripts are text, not controls.
+      expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'הוחזר' }, bearer(token)))).body.voidReason).toBe('הוחזר');
+      await call('POST', RESTORE, `${PASSES}/${serial}/restore`, { headers: bearer(token) });
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({}, bearer(token)))).body.code).toBe('invalid_request');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, { headers: bearer(token) })).body.code).toBe('unsupported_media_type');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'x'.repeat(17 * 1024) }, bearer(token)))).body.code).toBe(

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ApiKeyInfo } from '../../db/api-keys';
 import type { Delivery } from '../../db/jobs';
 import type { OperatorPass } from '../../db/passes';
+import { BIDI_CONTROLS, NO_BIDI_CONTROLS } from '../../validate';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks';
 import { claimBodySchema } from './claims.schemas';
 import { verifyQuerySchema } from './passes.schemas';
@@ -17,7 +18,7 @@ const isoOrNull = (description: string) =>
     .nullable()
     .meta({ description: `${description} (ISO 8601), or null.` });
 
-/** One line of text, 1 to `max` characters. */
+/** One line of text, 1 to `max` characters, without bidirectional controls. */
 const label = (max: number, description: string) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
@@ -25,6 +26,7 @@ const label = (max: number, description: string) =>
     .max(max, `must be at most ${max} characters`)
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
     .refine((value) => !/[\u0000-\u001f\u007f\u2028\u2029]/.test(value), 'must be one line of text')
+    .refine((value) => !BIDI_CONTROLS.test(value), NO_BIDI_CONTROLS)
     .meta({ description });
 
 /** A page size from the query string. */
