@@ -40,14 +40,19 @@ export type IssueDeps = EligibilityDeps & {
   clock: Clock;
 };
 
-export async function issueMessage(services: IssueDeps, publicKey: string): Promise<IssuedMessage> {
-  const { config, store } = services;
-  const budget = await services.initBudget.consume();
+/** Takes one message from this instance's init budget, or refuses with rate_limited. */
+export async function spendInitBudget(initBudget: InitBudget): Promise<void> {
+  const budget = await initBudget.consume();
   if (!budget.allowed) {
     throw new AppError('rate_limited', `This service is issuing as many messages as it can; retry in ${budget.retryAfterSeconds} seconds.`, {
       retryAfterSeconds: budget.retryAfterSeconds,
     });
   }
+}
+
+export async function issueMessage(services: IssueDeps, publicKey: string): Promise<IssuedMessage> {
+  const { config, store } = services;
+  await spendInitBudget(services.initBudget);
   // Before anything is stored: a wallet that may not claim gets nothing to sign.
   if (services.eligibility) await requireEligible(services, publicKey);
   const fields = buildSignInFields(
@@ -65,6 +70,7 @@ export async function issueMessage(services: IssueDeps, publicKey: string): Prom
   await store.insertMessage({
     nonceHash: lookupHash(fields.nonce),
     publicKey,
+    purpose: 'claim',
     message,
     issuedAt: new Date(fields.issuedAt),
     expiresAt: new Date(fields.expirationTime),

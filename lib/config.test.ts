@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_STATEMENT, loadConfig } from './config';
+import { withDefaultUser } from './db/client';
 
 const failureOf = (env: Record<string, string>) => {
   try {
@@ -64,6 +65,9 @@ describe('loadConfig', () => {
     [{ NONCE_TTL_SECONDS: '0' }, 'NONCE_TTL_SECONDS'],
     [{ SOLANA_CHAIN_ID: 'main net' }, 'SOLANA_CHAIN_ID'],
     [{ CLAIM_STATEMENT: 'two\nlines' }, 'CLAIM_STATEMENT: must be a single line'],
+    [{ CLAIM_STATEMENT: 'Claim \u202eyour pass' }, 'CLAIM_STATEMENT: must not contain bidirectional control characters'],
+    [{ PASS_ORGANIZATION_NAME: 'Wallet\u2066 Pass' }, 'PASS_ORGANIZATION_NAME: must not contain bidirectional control characters'],
+    [{ PASS_DESCRIPTION: '\u200fpass' }, 'PASS_DESCRIPTION: must not contain bidirectional control characters'],
     [{ APPLE_TEAM_ID: 'ABCDE12345' }, 'APPLE_PASS_TYPE_ID: is required'],
     [{ APPLE_SIGNER_CERT: '/nonexistent/cert.pem' }, 'APPLE_SIGNER_CERT: is neither PEM text'],
     [{ APPLE_SIGNER_KEY_PASSPHRASE: 'secret' }, 'APPLE_SIGNER_KEY_PASSPHRASE'],
@@ -73,6 +77,27 @@ describe('loadConfig', () => {
     const message = failureOf(env);
     expect(message).toContain(expected);
     expect(message).not.toContain('\n');
+  });
+
+  it('refuses a DATABASE_URL that is no URL, naming the variable and never its value', () => {
+    for (const url of ['postgres://app:pa#ss@db.example/claims', 'postgres://app:12#word@db.example/claims', 'postgres://app:p ss@db:5432x/claims']) {
+      const message = failureOf({ DATABASE_URL: url });
+      expect(message).toMatch(/^DATABASE_URL: must be a URL/);
+      expect(message).toContain('%23');
+      for (const part of ['pa#ss', '12#word', 'p ss', 'db.example', 'claims']) expect(message).not.toContain(part);
+    }
+    expect(loadConfig({ DATABASE_URL: 'postgres://app:pa%23ss@db.example:5432/claims' }).databaseUrl).toBe('postgres://app:pa%23ss@db.example:5432/claims');
+    expect(loadConfig({ DATABASE_URL: 'postgresql:///claims?host=/var/run/postgresql' }).databaseUrl).toBeDefined();
+    // The database client's own parse, for URLs that did not come through this check (the tests' TEST_DATABASE_URL).
+    const thrown = (() => {
+      try {
+        withDefaultUser('postgres://app:pa#ss@db.example/claims');
+      } catch (error) {
+        return error as Error & { input?: string };
+      }
+    })();
+    expect(thrown?.message).toMatch(/^the database URL is not a URL/);
+    expect(JSON.stringify({ ...thrown, message: thrown?.message })).not.toContain('pa#ss');
   });
 
   it('reads TRUST_PROXY as a number of proxy hops', () => {

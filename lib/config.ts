@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { type ClaimPolicy, needsRpc, parseClaimPolicy } from './eligibility/policy';
-import { firstIssue } from './validate';
+import { BIDI_CONTROLS, firstIssue, NO_BIDI_CONTROLS } from './validate';
 import { isSolanaAddress } from './wallet-address';
 
 export { ConfigError };
@@ -41,7 +41,8 @@ const singleLine = (max: number) =>
     .string()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => !/[\r\n\u2028\u2029]/.test(s), 'must be a single line');
+    .refine((s) => !/[\r\n\u2028\u2029]/.test(s), 'must be a single line')
+    .refine((s) => !BIDI_CONTROLS.test(s), NO_BIDI_CONTROLS);
 
 /**
  * PEM text, or a path to a file holding it. A value that is neither is not echoed in the error:
@@ -206,6 +207,10 @@ const envSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    // Never echoed (it holds a password): an unescaped # or space in the password is the usual cause.
+    .refine((value) => URL.canParse(value) && !value.includes('#'), {
+      message: 'must be a URL such as postgres://user:password@host:5432/database, its user name and password percent-encoded (# is %23, @ is %40)',
+    })
     .optional(),
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
   DATABASE_TIMEOUT_MS: integer(100, 600_000).default(2000),

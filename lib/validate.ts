@@ -23,3 +23,12 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   if (result.success) return result.data;
   throw invalidInput(result.error);
 }
+
+/**
+ * The bidirectional controls: embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069)
+ * and the marks (U+200E, U+200F, U+061C). In text that people read (a void reason shown to door
+ * staff, a key's name) they make it read otherwise than it is ("refunded\u202Ednuf"); letters of
+ * right-to-left scripts need none of them to display.
+ */
+export const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+export const NO_BIDI_CONTROLS = 'must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)';

@@ -7,7 +7,7 @@ import { CopyLink } from '@/components/ui/CopyLink';
 import { type ApiKey, operatorApi } from '@/lib/client/operator';
 import { ConfirmDialog } from './ConfirmDialog';
 import styles from './console.module.css';
-import { formatDateTime, useConsole } from './console-context';
+import { Address, formatDateTime, useConsole } from './console-context';
 
 const NAME_MAX = 100;
 
@@ -62,7 +62,8 @@ export function ApiKeysPanel() {
         API keys
       </h2>
       <p className={styles.muted}>
-        For scripts and other services: send one as <code>Authorization: Bearer &lt;key&gt;</code>. A key works until it is revoked.
+        For scripts and other services: send one as <code>Authorization: Bearer &lt;key&gt;</code>. A key works until it is revoked. Keys are created here,
+        signed in: a key cannot create another.
       </p>
       <form className={styles.inlineForm} onSubmit={create}>
         <div className={styles.field}>
@@ -117,7 +118,8 @@ export function ApiKeysPanel() {
                 <strong>{key.name || 'Unnamed key'}</strong>
                 <span className={styles.muted}>
                   {' '}
-                  created {formatDateTime(key.createdAt)}, {key.lastUsedAt ? `last used ${formatDateTime(key.lastUsedAt)}` : 'never used'}
+                  created {formatDateTime(key.createdAt)} by <Address value={key.createdBy} />,{' '}
+                  {key.lastUsedAt ? `last used ${formatDateTime(key.lastUsedAt)}` : 'never used'}
                 </span>
               </div>
               <Button variant="secondary" className={styles.compact} onClick={() => setRevoking(key)}>

@@ -23,6 +23,23 @@ describe('clientIp', () => {
   it('counts an IPv4-mapped forwarded address as the IPv4 address', () => {
     expect(clientIp('10.0.0.9', xff('::ffff:198.51.100.1'), 1)).toBe('198.51.100.1');
   });
+
+  it('reads the address of an entry with a port, brackets or a zone: one client, one key', () => {
+    expect(clientIp('10.0.0.9', xff('10.7.7.7:1000'), 1)).toBe('10.7.7.7');
+    expect(clientIp('10.0.0.9', xff('10.7.7.7:1001'), 1)).toBe('10.7.7.7');
+    expect(clientIp('10.0.0.9', xff('[2001:db8::7]'), 1)).toBe('2001:db8::7');
+    expect(clientIp('10.0.0.9', xff('[2001:db8::7]:443'), 1)).toBe('2001:db8::7');
+    expect(clientIp('10.0.0.9', xff('2001:db8::7'), 1)).toBe('2001:db8::7');
+    expect(clientIp('10.0.0.9', xff('fe80::7%eth0'), 1)).toBe('fe80::7');
+    expect(clientIp('10.0.0.9', xff('[fe80::7%25eth0]:8080'), 1)).toBe('fe80::7');
+    expect(clientIp('10.0.0.9', xff('[::ffff:198.51.100.1]:80'), 1)).toBe('198.51.100.1');
+  });
+
+  it('uses the peer for an entry that is no address', () => {
+    for (const entry of ['unknown', 'junk:80', '10.7.7.7:', '10.7.7.7:99999', '[10.7.7.7', '2001:db8::7]:443', '10.7.7', '_hidden']) {
+      expect(clientIp('10.0.0.9', xff(entry), 1), entry).toBe('10.0.0.9');
+    }
+  });
 });
 
 describe('rateLimitKey', () => {

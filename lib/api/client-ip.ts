@@ -17,7 +17,21 @@ export function clientIp(peer: string | undefined, headers: Headers, trustProxyH
     .map((part) => part.trim())
     .filter(Boolean);
   const hop = forwarded[forwarded.length - trustProxyHops];
-  return hop === undefined ? direct : normalizeAddress(hop);
+  return (hop === undefined ? undefined : forwardedAddress(hop)) ?? direct;
+}
+
+/**
+ * The address of an X-Forwarded-For entry, without what some proxies add to it: a port
+ * ("10.7.7.7:1000"), brackets ("[2001:db8::7]:443") or a zone ("fe80::7%eth0"). Keyed with them,
+ * one client would get a budget per source port. Undefined for anything that is no address.
+ */
+function forwardedAddress(entry: string): string | undefined {
+  const parts = /^\[(?<host>[^\]]*)\](?::(?<port>\d{1,5}))?$/.exec(entry)?.groups ?? /^(?<host>[^:[\]]*):(?<port>\d{1,5})$/.exec(entry)?.groups;
+  const host = parts?.host ?? entry;
+  if (parts?.port !== undefined && Number(parts.port) > 65535) return undefined;
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return host;
+  const address = host.replace(/%.*$/, '');
+  return address.includes(':') && ipaddr.IPv6.isValid(address) ? normalizeAddress(address) : undefined;
 }
 
 /** "::ffff:127.0.0.1" -> "127.0.0.1": one client, one rate-limit key, however it connected. */
@@ -30,8 +44,8 @@ export function normalizeAddress(address: string | undefined): string | undefine
 /**
  * The key a client is counted under: an IPv4 address as it is, an IPv6 address by its /64. A
  * single IPv6 subscriber usually holds a whole /64 (often more), so keying on the full address
- * would give one client 2^64 budgets. Anything that does not parse as an address (a proxy that
- * wrote junk) is keyed as written: it is still one key, and it cannot widen anyone's budget.
+ * would give one client 2^64 budgets. Anything that does not parse as an address (a peer the
+ * socket no longer knows) is keyed as written: it is still one key, and it cannot widen anyone's budget.
  */
 export function rateLimitKey(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;

@@ -40,9 +40,9 @@ export const HEADERS = {
   'Cache-Control': { description: 'How the answer may be cached.', schema: { type: 'string' } },
   'Set-Cookie': {
     description:
-      'The operator session for the browser console: `operator_session=<token>; Path=/api/v1/operator; ' +
-      'HttpOnly; SameSite=Strict; Max-Age=<seconds>`, and `Secure` unless PUBLIC_BASE_URL is http on ' +
-      'localhost. Only when the request came from PUBLIC_BASE_URL’s origin (or from no browser).',
+      'The operator session for the browser console: `__Host-operator_session=<token>; Path=/; HttpOnly; ' +
+      'SameSite=Strict; Max-Age=<seconds>; Secure`; when PUBLIC_BASE_URL is http on localhost, ' +
+      '`operator_session=<token>; Path=/api/v1/operator; HttpOnly; SameSite=Strict; Max-Age=<seconds>`. Only when the request came from PUBLIC_BASE_URL’s origin (or from no browser).',
     schema: { type: 'string' },
   },
   'Last-Modified': { description: 'When the pass last changed (HTTP date): send it back in If-Modified-Since to get a 304.', schema: { type: 'string' } },

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { FastResponse } from 'srvx/node';
 import type { z } from 'zod';
 import { AppError, isAppError, PROBLEMS } from '../errors';
-import type { Logger } from '../log';
+import { type Logger, loggableError } from '../log';
 import { authenticateOperator } from '../operators/auth';
 import type { Services } from '../services';
 import { invalidInput } from '../validate';
@@ -88,7 +88,7 @@ async function enforceRateLimit(services: Services, ip: string): Promise<void> {
 
 /** A bug: logged with the request id, answered with only that. */
 function internalError(error: unknown, requestId: string, log: Logger): AppError {
-  log.error({ err: error, requestId }, 'unhandled error');
+  log.error({ err: loggableError(error), requestId }, 'unhandled error');
   return new AppError('internal_error', `An unexpected error occurred. Quote request id ${requestId} when reporting it.`);
 }
 

@@ -86,10 +86,11 @@ const SECURITY_SCHEMES = {
   [SECURITY.cookie]: {
     type: 'apiKey',
     in: 'cookie',
-    name: 'operator_session',
+    name: '__Host-operator_session',
     description:
       'The browser console’s session: the same token, set by `POST /api/v1/operator/sessions` as an ' +
-      'HttpOnly, SameSite=Strict cookie. With the cookie, a POST or DELETE must come from ' +
+      'HttpOnly, SameSite=Strict cookie (named `operator_session` when PUBLIC_BASE_URL is http on localhost). ' +
+      'Every value of the cookie sent is tried. With the cookie, a POST or DELETE must come from ' +
       'PUBLIC_BASE_URL’s origin (its `Origin` header, or `Sec-Fetch-Site: same-origin`); otherwise 403 ' +
       'forbidden (the CSRF check). A Bearer token needs no such check.',
   },

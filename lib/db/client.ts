@@ -184,6 +184,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
  * without a user name connects as the operating-system user.
  */
 export function withDefaultUser(url: string): string {
+  // new URL's error carries its input, password included: never thrown from here.
+  if (!URL.canParse(url)) throw new Error('the database URL is not a URL (percent-encode its user name and password: # is %23, @ is %40)');
   const parsed = new URL(url);
   if (!parsed.username && parsed.host) parsed.username = encodeURIComponent(userInfo().username);
   return parsed.toString();

@@ -1,12 +1,14 @@
 // The `sign_in_messages` table and its per-key cap, `wallet_pending`: the messages this service
-// issued, for claims (purpose 'claim', inserted in batches by the store) and for operator sessions
-// (purpose 'operator', under their own nonce hash: lib/operators/sessions.ts). A message is used
+// issued, inserted in batches by the store, for claims (purpose 'claim') and for operator sessions
+// (purpose 'operator', under their own nonce hash: lib/operators/sessions.ts). One key's messages
+// of both purposes count against one cap. A message is used
 // by the statement that creates what it was for: a pass (passes.ts, claimPasses) or a session
 // (sessions.ts, openSession).
 import type { SignInMessageRow } from './schema';
 import { asDate, asOptionalDate, type Queryable } from './sql';
 
-export type NewMessage = Omit<SignInMessageRow, 'usedAt' | 'purpose'>;
+/** purpose: 'claim' or 'operator' (what the message may be used for). */
+export type NewMessage = Omit<SignInMessageRow, 'usedAt'>;
 
 export type InsertOutcome = { inserted: true } | { inserted: false; retryAfterSeconds: number };
 
@@ -21,8 +23,8 @@ export type InsertOutcome = { inserted: true } | { inserted: false; retryAfterSe
 export async function insertMessages(db: Queryable, messages: NewMessage[], pendingMessagesPerKey: number, now: number): Promise<InsertOutcome[]> {
   const rows = await db.query<{ inserted: boolean; earliest: string | number | null }>(
     `with input as (
-       select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-         with ordinality as t(nonce_hash, public_key, message, issued_at, expires_at, position)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $8::text[])
+         with ordinality as t(nonce_hash, public_key, message, issued_at, expires_at, purpose, position)
      ), pending as (
        insert into wallet_pending as w (public_key, pending, last_expires_at)
        select public_key, jsonb_build_object(nonce_hash, (extract(epoch from expires_at) * 1000)::bigint), expires_at from input
@@ -36,8 +38,8 @@ export async function insertMessages(db: Queryable, messages: NewMessage[], pend
          last_expires_at = greatest(w.last_expires_at, excluded.last_expires_at)
        returning public_key, pending
      ), inserted as (
-       insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at)
-       select i.nonce_hash, i.public_key, i.message, i.issued_at, i.expires_at
+       insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at, purpose)
+       select i.nonce_hash, i.public_key, i.message, i.issued_at, i.expires_at, i.purpose
        from input i join pending p on p.public_key = i.public_key and p.pending ? i.nonce_hash
        returning nonce_hash
      )
@@ -52,6 +54,7 @@ export async function insertMessages(db: Queryable, messages: NewMessage[], pend
       messages.map((m) => m.expiresAt.toISOString()),
       now,
       pendingMessagesPerKey,
+      messages.map((m) => m.purpose),
     ],
   );
   return rows.map(
@@ -98,19 +101,6 @@ async function deleteInBatches(db: Queryable, table: string, key: string, column
 }
 
 export type OperatorMessage = { publicKey: string; message: string; expiresAt: Date; usedAt: Date | null };
-
-export async function insertOperatorMessage(
-  db: Queryable,
-  message: { nonceHash: string; publicKey: string; message: string; issuedAt: Date; expiresAt: Date },
-): Promise<void> {
-  await db.query(`insert into sign_in_messages (nonce_hash, public_key, message, issued_at, expires_at, purpose) values ($1, $2, $3, $4, $5, 'operator')`, [
-    message.nonceHash,
-    message.publicKey,
-    message.message,
-    message.issuedAt.toISOString(),
-    message.expiresAt.toISOString(),
-  ]);
-}
 
 /** An operator message by its nonce hash; a claim message is never returned. */
 export async function findOperatorMessage(db: Queryable, nonceHash: string): Promise<OperatorMessage | undefined> {

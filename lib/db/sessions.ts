@@ -14,7 +14,10 @@ export async function openSession(
     `with used as (
        update sign_in_messages set used_at = $3
        where nonce_hash = $1 and public_key = $2 and purpose = 'operator' and used_at is null and expires_at > $3
-       returning public_key
+       returning public_key, nonce_hash
+     ), freed as (
+       -- A used message is no longer pending: its key may be issued another (messages.ts).
+       update wallet_pending w set pending = w.pending - u.nonce_hash from used u where w.public_key = u.public_key
      ), opened as (
        insert into operator_sessions (token_hash, public_key, created_at, expires_at)
        select $4, public_key, $3, $5 from used

@@ -1,6 +1,6 @@
 // Operator API keys: long-lived bearer tokens for automation. The key is shown once, at creation;
-// only its SHA-256 is stored. A key acts for the operator who made it, and stops working when that
-// wallet leaves OPERATOR_WALLETS or the key is revoked.
+// only its SHA-256 is stored. A key is made from a session, acts for the operator who made it, and
+// stops working when that wallet leaves OPERATOR_WALLETS or the key is revoked.
 import { randomBytes } from 'node:crypto';
 import { type ApiKeyInfo, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys';
 import type { Store } from '../db/store';
@@ -13,7 +13,15 @@ export type NewApiKey = ApiKeyInfo & { key: string };
 /** What the API keys' use cases need. */
 export type ApiKeysDeps = { store: Pick<Store, 'sql'>; log: Logger };
 
+/**
+ * A new key, for a signed-in operator only. A key may not make keys: each would outlive the key
+ * that made it, so one leaked key could mint successors that survive its revocation. Every key
+ * then traces to a wallet's signature, the wallet its list shows as `createdBy`.
+ */
 export async function createApiKey(services: ApiKeysDeps, operator: Operator, name: string | undefined): Promise<NewApiKey> {
+  if (operator.via !== 'session') {
+    throw new AppError('forbidden', 'API keys are created from a signed-in session only, not with an API key: sign in with the operator wallet to create one.');
+  }
   const key = newToken(API_KEY_PREFIX);
   const info: ApiKeyInfo = {
     // Public, for listing and revoking: not derived from the key.

@@ -24,8 +24,23 @@ export type Operator = {
 /** Prefixes tell the two kinds of token apart (and let secret scanners recognise them). */
 export const SESSION_TOKEN_PREFIX = 'wpcs_';
 export const API_KEY_PREFIX = 'wpck_';
-export const SESSION_COOKIE = 'operator_session';
-export const COOKIE_PATH = '/api/v1/operator';
+/**
+ * The session cookie's name and path. On https it is `__Host-operator_session`, Path=/ (the prefix
+ * requires both, with Secure and no Domain): a browser then accepts it only from this origin over
+ * https, so a sibling subdomain or a plain-http page cannot toss in a cookie of that name. On
+ * http://localhost (development) no prefix can hold: `operator_session`, on the operator API's path.
+ */
+export function sessionCookieName(services: Pick<OperatorAuthDeps, 'config'>): { name: string; path: string } {
+  return isHttps(services) ? { name: `__Host-${SESSION_COOKIE}`, path: '/' } : { name: SESSION_COOKIE, path: '/api/v1/operator' };
+}
+const SESSION_COOKIE = 'operator_session';
+const isHttps = (services: Pick<OperatorAuthDeps, 'config'>) => services.config.publicBaseUrl.startsWith('https:');
+
+/**
+ * At most this many values of the session cookie are tried: more than a browser ever sends (one
+ * per path and domain it matches), few enough that a request cannot make many lookups.
+ */
+const MAX_COOKIE_VALUES = 4;
 
 /** A new bearer secret: the prefix and 32 random bytes, base64url. */
 export const newToken = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
@@ -40,30 +55,44 @@ const unauthorized = (detail: string) => new AppError('unauthorized', detail);
 /** The operator behind a request, or 401 unauthorized / 403 forbidden. */
 export async function authenticateOperator(services: OperatorAuthDeps, request: Request): Promise<Operator> {
   const authorization = request.headers.get('authorization');
-  let token: string | undefined;
-  let fromCookie = false;
   if (authorization !== null) {
     const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
     if (bearer === undefined) throw unauthorized('The Authorization header must be `Bearer <token>`.');
-    token = bearer;
-  } else {
-    token = cookieValue(request.headers.get('cookie'), SESSION_COOKIE);
-    fromCookie = token !== undefined;
+    if (!TOKEN_SHAPE.test(bearer)) throw unauthorized('This token is not a session token or API key of this service.');
+    const operator = await operatorOf(services, bearer);
+    if (!operator) throw unauthorized('This token is unknown, expired or revoked. Sign in again.');
+    return allowed(services, operator);
   }
-  if (!token) throw unauthorized('Sign in first: send `Authorization: Bearer <token>` (a session token or an API key).');
-  if (!TOKEN_SHAPE.test(token)) throw unauthorized('This token is not a session token or API key of this service.');
 
+  // Every value is tried: a browser sends each cookie of the name that matches (another path,
+  // another domain), and one tossed in beside the real session must not sign the operator out.
+  const values = cookieValues(request.headers.get('cookie'), sessionCookieName(services).name);
+  if (values.length === 0) throw unauthorized('Sign in first: send `Authorization: Bearer <token>` (a session token or an API key).');
+  const tokens = values.filter((value) => TOKEN_SHAPE.test(value)).slice(0, MAX_COOKIE_VALUES);
+  if (tokens.length === 0) throw unauthorized('This token is not a session token or API key of this service.');
   // The cookie is sent by the browser whoever asks it to: an unsafe request with it must come
   // from our own pages (a Bearer token cannot be made to ride along cross-site, so it needs no check).
-  if (fromCookie && !SAFE_METHODS.has(request.method)) assertSameOrigin(services, request);
+  if (!SAFE_METHODS.has(request.method)) assertSameOrigin(services, request);
+  let refused: Operator | undefined;
+  for (const token of tokens) {
+    const operator = await operatorOf(services, token);
+    if (operator && services.config.operatorWallets.includes(operator.publicKey)) return operator;
+    refused ??= operator;
+  }
+  if (!refused) throw unauthorized('This token is unknown, expired or revoked. Sign in again.');
+  return allowed(services, refused);
+}
 
-  const operator = token.startsWith(SESSION_TOKEN_PREFIX) ? await sessionOperator(services, token) : await apiKeyOperator(services, token);
-  if (!operator) throw unauthorized('This token is unknown, expired or revoked. Sign in again.');
+/** The operator, if its wallet is still in OPERATOR_WALLETS; 403 forbidden otherwise. */
+function allowed(services: OperatorAuthDeps, operator: Operator): Operator {
   if (!services.config.operatorWallets.includes(operator.publicKey)) {
     throw new AppError('forbidden', 'The wallet behind this credential is not (any more) in OPERATOR_WALLETS.');
   }
   return operator;
 }
+
+const operatorOf = (services: OperatorAuthDeps, token: string) =>
+  token.startsWith(SESSION_TOKEN_PREFIX) ? sessionOperator(services, token) : apiKeyOperator(services, token);
 
 async function sessionOperator(services: OperatorAuthDeps, token: string): Promise<Operator | undefined> {
   const session = await findSessionByHash(services.store.sql, tokenHash(token), new Date());
@@ -102,18 +131,19 @@ export function fromOwnOriginOrNoBrowser(services: Pick<OperatorAuthDeps, 'confi
   return site === null || site === 'same-origin' || site === 'none';
 }
 
-/** The value of one cookie of a Cookie header. */
-export function cookieValue(header: string | null, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
+/** Every value of one cookie in a Cookie header, in the order sent. */
+export function cookieValues(header: string | null, name: string): string[] {
+  const values: string[] = [];
+  for (const part of header?.split(';') ?? []) {
     const at = part.indexOf('=');
-    if (at !== -1 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+    if (at !== -1 && part.slice(0, at).trim() === name) values.push(part.slice(at + 1).trim());
   }
-  return undefined;
+  return values;
 }
 
 /** The Set-Cookie of a session (`maxAgeSeconds` 0 ends it). Secure unless the service runs on http://localhost. */
 export function sessionCookie(services: Pick<OperatorAuthDeps, 'config'>, token: string, maxAgeSeconds: number): string {
-  const secure = services.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-  return `${SESSION_COOKIE}=${token}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
+  const { name, path } = sessionCookieName(services);
+  const secure = isHttps(services) ? '; Secure' : '';
+  return `${name}=${token}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
 }

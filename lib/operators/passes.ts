@@ -16,19 +16,25 @@ export type PassPage = { passes: OperatorPass[]; nextCursor: string | null };
 const encodeCursor = (position: { claimedAt: string; serialNumber: string }) =>
   Buffer.from(JSON.stringify([position.claimedAt, position.serialNumber])).toString('base64url');
 
-/** A timestamptz as PostgreSQL prints it: anything else would fail in SQL rather than as a 400. */
-const TIMESTAMP_TEXT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/;
+/**
+ * A timestamptz as PostgreSQL prints it, every field in its range (the day in its month's):
+ * anything else would fail in SQL rather than as a 400.
+ */
+const TIMESTAMP_TEXT = /^(?<year>\d{4})-(?<month>\d\d)-(?<day>\d\d) (?<hour>[01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?[+-](0\d|1[0-5])(:[0-5]\d){0,2}$/;
+
+function isTimestampText(text: string): boolean {
+  const fields = TIMESTAMP_TEXT.exec(text)?.groups;
+  if (!fields) return false;
+  const [year, month, day] = [Number(fields.year), Number(fields.month), Number(fields.day)];
+  // Date.UTC rolls 2026-02-30 over into March: a day that exists comes back as itself.
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return year >= 1 && month >= 1 && month <= 12 && date.getUTCDate() === day && date.getUTCMonth() === month - 1;
+}
 
 function decodeCursor(cursor: string): { claimedAt: string; serialNumber: string } {
   try {
     const [claimedAt, serialNumber] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (
-      typeof claimedAt === 'string' &&
-      TIMESTAMP_TEXT.test(claimedAt) &&
-      !Number.isNaN(Date.parse(claimedAt.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))) &&
-      typeof serialNumber === 'string' &&
-      serialNumber.length <= 100
-    ) {
+    if (typeof claimedAt === 'string' && isTimestampText(claimedAt) && typeof serialNumber === 'string' && serialNumber.length <= 100) {
       return { claimedAt, serialNumber };
     }
   } catch {

@@ -4,13 +4,15 @@
 // claim's, so the claim's lookup (sha256(nonce)) cannot find it and this one
 // (sha256('operator-session:' + nonce)) cannot find a claim's message.
 import { createHash } from 'node:crypto';
-import type { IssuedMessage } from '../claims';
+import { type IssuedMessage, spendInitBudget } from '../claims';
+import type { Clock } from '../clock';
 import type { Config } from '../config';
-import { findOperatorMessage, insertOperatorMessage } from '../db/messages';
+import { findOperatorMessage } from '../db/messages';
 import { openSession, purgeEndedSessions, revokeSession } from '../db/sessions';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
+import type { InitBudget } from '../rate-limit';
 import { buildSignInFields, nonceOf, refusalErrors, refusalOf, renderSignInMessage } from '../siws';
 import { newToken, type Operator, SESSION_TOKEN_PREFIX, tokenHash } from './auth';
 
@@ -23,23 +25,32 @@ export const OPERATOR_STATEMENT = 'Sign in as an operator of this wallet pass se
 /** What operator sign-in needs. */
 export type SessionDeps = {
   config: Pick<Config, 'domain' | 'publicBaseUrl' | 'chainId' | 'nonceTtlSeconds' | 'operatorWallets'>;
-  store: Pick<Store, 'sql'>;
+  store: Pick<Store, 'sql' | 'insertMessage'>;
   log: Logger;
+  initBudget: InitBudget;
+  clock: Clock;
 };
 
 const operatorNonceHash = (nonce: string) => createHash('sha256').update(`operator-session:${nonce}`).digest('hex');
 
-/** A sign-in message for an operator session: the claim's init answer, with its own statement. */
+/**
+ * A sign-in message for an operator session: the claim's init answer, with its own statement.
+ * Anyone may ask for one, so it is bounded as a claim's is: by this instance's init budget, and
+ * by the per-key cap on pending messages, which counts a key's messages of both purposes.
+ */
 export async function issueOperatorMessage(services: SessionDeps, publicKey: string): Promise<IssuedMessage> {
   const { config } = services;
+  await spendInitBudget(services.initBudget);
   const fields = buildSignInFields(
     { domain: config.domain, uri: config.publicBaseUrl, statement: OPERATOR_STATEMENT, chainId: config.chainId, ttlSeconds: config.nonceTtlSeconds },
     publicKey,
+    new Date(services.clock.now()),
   );
   const message = renderSignInMessage(fields);
-  await insertOperatorMessage(services.store.sql, {
+  await services.store.insertMessage({
     nonceHash: operatorNonceHash(fields.nonce),
     publicKey,
+    purpose: 'operator',
     message,
     issuedAt: new Date(fields.issuedAt),
     expiresAt: new Date(fields.expirationTime),

@@ -109,6 +109,45 @@ describe.each(BACKENDS)('limits on %s', (backend) => {
     expect((await initOf(new TestWallet().publicKey, '198.51.100.99')).status).toBe(200);
   });
 
+  describe('operator sign-in messages', () => {
+    const operatorInitOf = (publicKey: string, ip = '203.0.113.7') => app!.fetch(`/api/v1/operator/sessions/init?publicKey=${publicKey}`, { ip });
+
+    it('count against PENDING_MESSAGES_PER_KEY with the claim messages of the same key, and a session frees its slot', async () => {
+      const operator = new TestWallet();
+      app = await open({ PENDING_MESSAGES_PER_KEY: '3', NONCE_TTL_SECONDS: '600', OPERATOR_WALLETS: operator.publicKey });
+      const first = await operatorInitOf(operator.publicKey);
+      expect(first.status).toBe(200);
+      expect((await operatorInitOf(operator.publicKey)).status).toBe(200);
+      expect((await initOf(operator.publicKey)).status).toBe(200);
+      const refused = await operatorInitOf(operator.publicKey);
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(590);
+      expect((await initOf(operator.publicKey)).status).toBe(429);
+      expect(await pendingRows(operator.publicKey)).toBe(3);
+
+      const { message } = (await first.json()) as { message: string };
+      const session = await app.fetch('/api/v1/operator/sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message, signature: operator.sign(message), publicKey: operator.publicKey }),
+      });
+      expect(session.status).toBe(201);
+      expect((await operatorInitOf(operator.publicKey)).status).toBe(200);
+      expect((await operatorInitOf(operator.publicKey)).status).toBe(429);
+    });
+
+    it('count against INIT_BUDGET_PER_SECOND with the claim inits', async () => {
+      app = await open({ RATE_LIMIT_PER_MINUTE: '1000', INIT_BUDGET_PER_SECOND: '3' });
+      const wallets = Array.from({ length: 5 }, () => new TestWallet());
+      const responses = await Promise.all(wallets.map((wallet, i) => (i % 2 ? initOf : operatorInitOf)(wallet.publicKey, `198.51.100.${i + 1}`)));
+      expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429]);
+      let stored = 0;
+      for (const wallet of wallets) stored += await pendingRows(wallet.publicKey);
+      expect(stored).toBe(3);
+    });
+  });
+
   it('counts the addresses of one IPv6 /64 as one client', async () => {
     app = await open({ RATE_LIMIT_PER_MINUTE: '2' });
     expect((await initOf(new TestWallet().publicKey, '2001:db8:7:1::1')).status).toBe(200);

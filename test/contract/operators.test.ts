@@ -93,14 +93,16 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('GET', INIT, `${INIT}?publicKey=nope`)).body.code).toBe('invalid_request');
     });
 
-    it('opens a 12-hour session: a random token, and the cookie (HttpOnly, SameSite=Strict, Secure)', async () => {
+    it('opens a 12-hour session: a random token, and the cookie (__Host-, HttpOnly, SameSite=Strict, Secure, Path=/)', async () => {
       const before = Date.now();
       const { body, headers } = await signIn(operator, { origin: BASE });
       expect(body.token).toMatch(/^wpcs_[A-Za-z0-9_-]{43}$/);
       expect(Date.parse(body.expiresAt) - before).toBeGreaterThan(12 * 3600_000 - 60_000);
       expect(Date.parse(body.expiresAt) - before).toBeLessThanOrEqual(12 * 3600_000 + 1000);
       const cookie = headers.get('set-cookie')!;
-      expect(cookie).toContain(`operator_session=${body.token}`);
+      // __Host-: only this origin, over https, may set it; a sibling subdomain cannot toss one in.
+      expect(cookie).toMatch(new RegExp(`^__Host-operator_session=${body.token}; Path=/;`));
+      expect(cookie).not.toMatch(/; Domain=/i);
       expect(cookie).toMatch(/; HttpOnly/);
       expect(cookie).toMatch(/; SameSite=Strict/);
       expect(cookie).toMatch(/; Secure/);
@@ -182,7 +184,7 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       // Forged: the right shape, never issued.
       await expectUnauthorized(bearer(`wpcs_${'A'.repeat(43)}`));
       await expectUnauthorized(bearer(`wpck_${'A'.repeat(43)}`));
-      await expectUnauthorized({ cookie: `operator_session=wpcs_${'B'.repeat(43)}` });
+      await expectUnauthorized({ cookie: `__Host-operator_session=wpcs_${'B'.repeat(43)}` });
 
       const { token } = (await signIn()).body;
       // A token is its own: its hash, or the same text with a changed letter, is nothing.
@@ -196,7 +198,7 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       const other = (await signIn()).body.token as string;
       const signOut = await call('DELETE', CURRENT, CURRENT, { headers: bearer(other) });
       expect(signOut.status).toBe(204);
-      expect(signOut.headers.get('set-cookie')).toMatch(/^operator_session=; Path=\/api\/v1\/operator; HttpOnly; SameSite=Strict; Max-Age=0/);
+      expect(signOut.headers.get('set-cookie')).toMatch(/^__Host-operator_session=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0; Secure$/);
       await expectUnauthorized(bearer(other));
       expect((await call('DELETE', CURRENT, CURRENT, { headers: bearer(other) })).status).toBe(401);
     });
@@ -224,11 +226,21 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       let serial: string;
       beforeAll(async () => {
         const { body } = await signIn(operator, { origin: BASE });
-        cookie = `operator_session=${body.token}`;
+        cookie = `__Host-operator_session=${body.token}`;
         serial = (await claimPass()).serial;
       });
       const voidWith = (headers: Record<string, string>) =>
         call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'csrf check' }, { cookie, ...headers }));
+
+      it('tries every value of the cookie: one tossed in beside it does not sign the operator out', async () => {
+        const junk = `__Host-operator_session=junk; __Host-operator_session=wpcs_${'C'.repeat(43)}`;
+        for (const header of [`${junk}; ${cookie}`, `${cookie}; ${junk}`, `theme=dark; ${junk}; ${cookie}`]) {
+          expect((await call('GET', CURRENT, CURRENT, { headers: { cookie: header } })).body.via, header).toBe('session');
+        }
+        expect((await call('GET', CURRENT, CURRENT, { headers: { cookie: junk } })).body.code).toBe('unauthorized');
+        // Without its prefix, on an https origin, the name is anyone's to set: not a credential.
+        expect((await call('GET', CURRENT, CURRENT, { headers: { cookie: cookie.replace('__Host-', '') } })).body.code).toBe('unauthorized');
+      });
 
       it('reads with the cookie alone (GET is safe)', async () => {
         expect((await call('GET', PASSES, PASSES, { headers: { cookie, origin: 'https://evil.example' } })).status).toBe(200);
@@ -293,6 +305,12 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect(JSON.stringify(stored)).not.toContain(key);
 
       expect((await call('GET', CURRENT, CURRENT, { headers: bearer(key) })).body).toEqual({ publicKey: operator.publicKey, via: 'api_key', expiresAt: null });
+      // A key makes no keys: they would outlive it, and a leaked key could mint itself successors.
+      const fromKey = await call('POST', KEYS, KEYS, json({ name: 'child' }, bearer(key)));
+      expect(fromKey.status).toBe(403);
+      expect(fromKey.body.code).toBe('forbidden');
+      expect(fromKey.body.detail).toMatch(/session/);
+      expect((await app.services.store.sql.query(`select 1 from operator_api_keys where name = 'child'`)).length).toBe(0);
       // A key is not a session to sign out of.
       expect((await call('DELETE', CURRENT, CURRENT, { headers: bearer(key) })).body.code).toBe('forbidden');
 
@@ -305,6 +323,9 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('DELETE', KEY, `${KEYS}/key_unknown`, { headers: bearer(token) })).body.code).toBe('api_key_not_found');
       expect((await call('DELETE', KEY, `${KEYS}/${'x'.repeat(100)}`, { headers: bearer(token) })).body.code).toBe('api_key_not_found');
       expect((await call('POST', KEYS, KEYS, json({ name: '' }, bearer(token)))).body.code).toBe('invalid_request');
+      const bidiName = await call('POST', KEYS, KEYS, json({ name: 'export\u202etxt.exe' }, bearer(token)));
+      expect(bidiName.body.code).toBe('invalid_request');
+      expect(bidiName.body.fields).toEqual([{ field: 'name', message: expect.stringMatching(/bidirectional/) }]);
       expect((await call('POST', KEYS, KEYS, { headers: { ...bearer(token), 'content-type': 'text/plain' }, body: 'name' })).body.code).toBe(
         'unsupported_media_type',
       );
@@ -418,6 +439,17 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       expect((await call('POST', RESTORE, `${PASSES}/${unknown}/restore`, { headers: bearer(token) })).body.code).toBe('pass_not_found');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: '' }, bearer(token)))).body.code).toBe('invalid_request');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'two\nlines' }, bearer(token)))).body.code).toBe('invalid_request');
+      // Bidirectional controls would show door staff a reason that reads otherwise than it is.
+      for (const control of ['\u202a', '\u202e', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c']) {
+        const bidi = await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: `refunded ${control}dnuf` }, bearer(token)));
+        expect(bidi.status).toBe(400);
+        expect(bidi.body.code).toBe('invalid_request');
+        expect(bidi.body.fields).toEqual([{ field: 'reason', message: expect.stringMatching(/bidirectional/) }]);
+      }
+      expect((await get(`${PASSES}?serial=${serial}`)).body.passes[0].status).toBe('active');
+      // Letters of right-to-left scripts are text, not controls.
+      expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'הוחזר' }, bearer(token)))).body.voidReason).toBe('הוחזר');
+      await call('POST', RESTORE, `${PASSES}/${serial}/restore`, { headers: bearer(token) });
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({}, bearer(token)))).body.code).toBe('invalid_request');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, { headers: bearer(token) })).body.code).toBe('unsupported_media_type');
       expect((await call('POST', VOID, `${PASSES}/${serial}/void`, json({ reason: 'x'.repeat(17 * 1024) }, bearer(token)))).body.code).toBe(

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ApiKeyInfo } from '../../db/api-keys';
 import type { Delivery } from '../../db/jobs';
 import type { OperatorPass } from '../../db/passes';
+import { BIDI_CONTROLS, NO_BIDI_CONTROLS } from '../../validate';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks';
 import { claimBodySchema } from './claims.schemas';
 import { verifyQuerySchema } from './passes.schemas';
@@ -17,7 +18,7 @@ const isoOrNull = (description: string) =>
     .nullable()
     .meta({ description: `${description} (ISO 8601), or null.` });
 
-/** One line of text, 1 to `max` characters. */
+/** One line of text, 1 to `max` characters, without bidirectional controls. */
 const label = (max: number, description: string) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
@@ -25,6 +26,7 @@ const label = (max: number, description: string) =>
     .max(max, `must be at most ${max} characters`)
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
     .refine((value) => !/[\u0000-\u001f\u007f\u2028\u2029]/.test(value), 'must be one line of text')
+    .refine((value) => !BIDI_CONTROLS.test(value), NO_BIDI_CONTROLS)
     .meta({ description });
 
 /** A page size from the query string. */
@@ -136,12 +138,13 @@ export const serialParamsSchema = z.object({
     .meta({ description: 'The pass’s serial number (as on the pass and its QR code).' }),
 });
 
-/** A date-time a pass can carry: ISO 8601 with its time zone, years 2000 to 9999; null clears it. */
+/** A date-time a pass can carry: ISO 8601 with its time zone, an instant in the years 2000 to 9999 (UTC); null clears it. */
 const passDateSchema = (description: string) =>
   z.iso
     .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, such as 2026-12-31T23:00:00Z' })
-    .refine((value) => /^(2\d{3}|[3-9]\d{3})-/.test(value), 'must be in the years 2000 to 9999')
     .transform((value) => new Date(value))
+    // The instant's year, not the text's: 2000-01-01T00:00:00+23:59 is in 1999, 9999-12-31T23:59:59-23:59 in 10000.
+    .refine((date) => date.getUTCFullYear() >= 2000 && date.getUTCFullYear() <= 9999, 'must be in the years 2000 to 9999 (UTC)')
     .nullable()
     .optional()
     .meta({ description: `${description} ISO 8601 with a time zone; null removes it; omitted, it stays as it is.` });

@@ -134,7 +134,8 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     description:
       'A long-lived bearer token for automation: `key` is shown in this answer only (the service keeps its ' +
       'SHA-256). It acts for the operator who created it, until revoked or until that wallet leaves ' +
-      'OPERATOR_WALLETS. The body (a `name`) is optional.',
+      'OPERATOR_WALLETS. Only a session may create one: with an API key this answers 403 forbidden (a key ' +
+      'would otherwise outlive the key that made it). The body (a `name`) is optional.',
     auth: 'operator',
     body: { schema: apiKeyCreateSchema, example: { name: 'nightly export' }, optional: true },
     invalidExample: { name: '' },

@@ -43,10 +43,19 @@ export const pushTokenBodySchema = z
   })
   .meta({ id: 'PassKitPushToken', description: 'The push token APNs knows the device by for this pass type.' });
 
+/** The last tag this service can hand out: the last microsecond of year 9999, the last a pass can change in. */
+const LAST_TAG = 253_402_300_799_999_999n;
+
 export const updatedSinceQuerySchema = z.object({
-  passesUpdatedSince: z.string().max(64).optional().meta({
-    description: 'The `lastUpdated` tag of an earlier answer: only passes changed after it are listed. Without it, every pass the device registered.',
-  }),
+  passesUpdatedSince: z
+    .string()
+    .max(64)
+    // Digits past any tag would overflow the database's timestamps: refused here. Other text is no tag at all (everything is listed).
+    .refine((tag) => !/^\d+$/.test(tag) || (tag.length <= 19 && BigInt(tag) <= LAST_TAG), 'is not a tag this service gave out')
+    .optional()
+    .meta({
+      description: 'The `lastUpdated` tag of an earlier answer: only passes changed after it are listed. Without it, every pass the device registered.',
+    }),
 });
 
 export const serialNumbersSchema = z
