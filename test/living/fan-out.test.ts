@@ -17,6 +17,10 @@ import { freePort } from '../support/server';
 import { missingEnv, requireService, sharedPostgresUrl } from '../scale/support/requirements';
 import { scalar, testPool } from '../scale/support/invariants';
 import { device, installPass, newPushToken, PassController } from './support';
+import { runsAlone } from '../server/support/alone';
+
+// It times the service's answers: no other file beside it.
+runsAlone();
 
 requireService('PostgreSQL', missingEnv('TEST_DATABASE_URL', 'postgres://127.0.0.1:5432/test'), 'The push fan-out tests');
 

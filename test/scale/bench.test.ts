@@ -3,6 +3,10 @@
 // are read by people (README, reports) from full runs.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { runsAlone } from '../server/support/alone';
+
+// Its figures are read by people, and it loads both cores: no other file beside it.
+runsAlone();
 
 const PORT = 3670; // and 3671 for the route-handler run
 
