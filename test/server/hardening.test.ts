@@ -322,7 +322,8 @@ describe('start-up with a misconfigured secret', () => {
   };
   const google = JSON.parse(testServiceAccount().json) as Record<string, string>;
 
-  it.each([
+  // Each start is a process of its own, refused before it listens: they run side by side.
+  it.concurrent.each([
     ['APPLE_SIGNER_KEY', 'key body without its PEM armour', { ...apple, APPLE_SIGNER_KEY: body }, fragment],
     ['GOOGLE_SERVICE_ACCOUNT', 'key body instead of JSON', { GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: body }, fragment],
     ['GOOGLE_SERVICE_ACCOUNT', 'broken JSON around a key', { GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: `{"private_key": "${body}"` }, fragment],
