@@ -55,8 +55,10 @@ export default defineConfig({
           name: 'system',
           // Two files at once: most of a system test's time is waiting (servers starting, timers,
           // sockets), and every file's fixed ports differ from the others'. A file that times the
-          // service, or loads both cores, runs alone (test/server/support/alone.ts).
+          // service, or loads both cores, runs alone (test/server/support/alone.ts). Vitest runs
+          // projects with different maxWorkers one after another: this one after unit and contract.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
           exclude: ['test/contract/**', 'test/living/web-service.test.ts', 'test/docs.test.ts', 'test/support/**'],
           globalSetup: ['test/support/global-setup.ts', 'test/server/support/alone.ts'],
