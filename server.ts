@@ -21,8 +21,6 @@ import { createServices, type Services } from './lib/services';
 const dev = process.argv.includes('--dev');
 /** In-flight requests get this long to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 8000;
-/** A client gets this long to send a request's headers; a slower one is cut off (408). */
-const HEADERS_TIMEOUT_MS = 15_000;
 /** How often Node checks connections against the headers and request timeouts (default 30 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 /** Page paths answer only these; anything else is refused before its body is read. */
@@ -58,7 +56,8 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout (60 s)
   // Counted from a request's first byte (an idle keep-alive connection is the keep-alive timeout's).
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  // A client gets config.headersTimeoutMs (15 s) to send a request's headers; a slower one is cut off (408).
+  server.headersTimeout = config.headersTimeoutMs;
   server.requestTimeout = 30_000;
   limitConnections(server, config, log);
 

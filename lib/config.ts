@@ -285,6 +285,8 @@ const envSchema = z.object({
   ELIGIBILITY_CACHE_SECONDS: integer(0, 3600).default(30),
   // Internal, for tests: the first retry delay of the job queue (webhook deliveries, pushes).
   JOB_RETRY_BASE_MS: integer(10, 3_600_000).default(10_000),
+  // Internal, for tests: how long a client gets to send a request's headers (at most the request timeout, 30 s).
+  HEADERS_TIMEOUT_MS: integer(1000, 30_000).default(15_000),
 });
 
 export type AppleSigning = {
@@ -354,6 +356,8 @@ export type Config = {
   eligibilityCacheSeconds: number;
   /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
   jobRetryBaseMs: number;
+  /** How long a client gets to send a request's headers (HEADERS_TIMEOUT_MS, internal: tests shorten it). */
+  headersTimeoutMs: number;
 };
 
 type Env = Record<string, string | undefined>;
@@ -412,6 +416,7 @@ export function loadConfig(env: Env = process.env): Config {
     solanaRpcMaxBytes: e.SOLANA_RPC_MAX_BYTES,
     eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
   };
 }
 

@@ -2,7 +2,8 @@
 // separate process, on the embedded database and, when DATABASE_URL is set, on a fresh database
 // of that PostgreSQL server; drives /health, init, claim and download with autocannon (50
 // connections, 10 s each) from this process; prints one table. `--short` runs a couple of seconds
-// per endpoint (CI runs it so that it cannot rot). It reports figures and checks no timing.
+// per endpoint (CI runs it so that it cannot rot); `--seconds N` and `--claims N` shorten it further
+// (its test only shows that it runs to the end). It reports figures and checks no timing.
 // `--gated` instead compares claims under a token CLAIM_POLICY (a local RPC answering in
 // `--rpc-delay-ms`, default 20) with claims under none, and counts RPC calls per claim.
 //
@@ -27,18 +28,20 @@ const SHORT = process.argv.includes('--short');
 const CPU_PROFILE = process.argv.includes('--cpu-prof');
 const PORT = Number(argValue('--port') ?? 3690);
 const CONNECTIONS = 50;
-const PHASE_SECONDS = SHORT ? 2 : 10;
+const PHASE_SECONDS = Number(argValue('--seconds') ?? (SHORT ? 2 : 10));
+/** `--claims N`: every count of claims below at most N. */
+const MAX_CLAIMS = Number(argValue('--claims') ?? Infinity);
 /** Claims between the two RSS samples. */
-const CLAIMS_FOR_RSS = SHORT ? 2_000 : 50_000;
+const CLAIMS_FOR_RSS = Math.min(MAX_CLAIMS, SHORT ? 2_000 : 50_000);
 /**
  * Claims (with their inits) before the first RSS sample: the heap grows to its working size under
  * 50 connections over the first few thousand requests (measured on PostgreSQL: 306 MiB after
  * 1,000 claims, then flat at 460-475 MiB from 10,000 to 60,000), and "after warm-up" means that.
  */
-const WARM_UP_CLAIMS = SHORT ? 500 : 10_000;
+const WARM_UP_CLAIMS = Math.min(MAX_CLAIMS, SHORT ? 500 : 10_000);
 
 /** Claims issued for a route-handler run: more than 10 s of claims at its rate. */
-const ROUTE_HANDLER_CLAIMS = SHORT ? 2_000 : 15_000;
+const ROUTE_HANDLER_CLAIMS = Math.min(MAX_CLAIMS, SHORT ? 2_000 : 15_000);
 
 /** A pass's first download builds and signs its file (lib/passes); every later one serves the stored bytes. */
 const FIRST_DOWNLOAD = 'first download (builds the pass)';
@@ -216,7 +219,7 @@ async function benchService(run: string, runner: Runner, port: number, env: Reco
   try {
     progress(`${run}: warming up`);
     wallets.grow(WARM_UP_CLAIMS);
-    await drive(server, { request: () => ({ path: '/health' }), seconds: 2 });
+    await drive(server, { request: () => ({ path: '/health' }), seconds: Math.min(2, PHASE_SECONDS) });
     const warmIssued: Issued[] = [];
     await issueUntil(server, wallets, warmIssued, WARM_UP_CLAIMS);
     const warmPaths: string[] = [];

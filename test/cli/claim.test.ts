@@ -142,7 +142,8 @@ describe('npm run claim, against the running service', () => {
       return JSON.stringify(bytes);
     };
 
-    it.each([
+    // Each run is a process of its own on a file of its own: they run side by side.
+    it.concurrent.each([
       ['a missing file', () => path.join(dir, 'nope.json'), LOCAL_EXIT_CODES.keypair_unreadable.exitCode, 'no such file'],
       ['a directory', () => dir, LOCAL_EXIT_CODES.keypair_unreadable.exitCode, 'it is a directory'],
       ['text that is not JSON', () => write('text.json', 'hello'), LOCAL_EXIT_CODES.keypair_invalid.exitCode, 'not JSON'],

@@ -18,6 +18,10 @@ import { missingEnv, requireService, sharedPostgresUrl } from '../scale/support/
 import { freePort } from '../support/server';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { device, installPass, newPushToken, PassController } from './support';
+import { runsAlone } from '../server/support/alone';
+
+// It times the service's answers: no other file beside it.
+runsAlone();
 
 requireService('PostgreSQL', missingEnv('TEST_DATABASE_URL', 'postgres://127.0.0.1:5432/test'), 'The push fan-out tests');
 

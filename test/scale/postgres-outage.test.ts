@@ -8,6 +8,10 @@ import { testPool, usedWithoutPass, walletStates } from './support/invariants';
 import { findPostgresBinaries, PrivatePostgres } from './support/private-postgres';
 import { requireService } from './support/requirements';
 import { eventually, ServerProcess } from '../../scripts/support/server-process';
+import { runsAlone } from '../server/support/alone';
+
+// It times the service's answers: no other file beside it.
+runsAlone();
 
 const SERVER_PORT = 3620;
 const POSTGRES_PORT = 55432;

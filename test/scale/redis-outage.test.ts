@@ -7,6 +7,10 @@ import { fromIp, postClaim, randomIp, signedClaim, tally, TestWallet } from './s
 import { findRedisServer, PrivateRedis } from './support/private-redis';
 import { requireService } from './support/requirements';
 import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
+import { runsAlone } from '../server/support/alone';
+
+// It times the service's answers: no other file beside it.
+runsAlone();
 
 const SERVER_PORT = 3630;
 const REDIS_PORT = 3631;

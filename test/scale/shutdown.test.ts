@@ -9,6 +9,10 @@ import { signedClaim, TestWallet } from './support/claims';
 import { scalar, testPool } from './support/invariants';
 import { requireService, missingEnv, sharedPostgresUrl } from './support/requirements';
 import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
+import { runsAlone } from '../server/support/alone';
+
+// It times the service's answers: no other file beside it.
+runsAlone();
 
 const PORT = 3640;
 

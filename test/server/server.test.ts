@@ -11,7 +11,8 @@ import { startServer, startServerExpectingRefusal, type RunningServer } from '..
 import { TestWallet } from '../support/wallet';
 
 describe('start-up', () => {
-  it.each([
+  // Each start is a process of its own, refused before it listens: they run side by side.
+  it.concurrent.each([
     [{ PUBLIC_BASE_URL: 'http://passes.example.com' }, 'PUBLIC_BASE_URL'],
     [{ RATE_LIMIT_PER_MINUTE: 'lots' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ DATABASE_URL: 'postgres://127.0.0.1:1/none' }, 'DATABASE_URL'],

@@ -9,8 +9,12 @@ export type ClaimBody = { message: string; signature: string; publicKey: string;
 /** Headers that make a request come from `ip` for a server started with TRUST_PROXY=1. */
 export const fromIp = (ip: string): Record<string, string> => ({ 'x-forwarded-for': ip });
 
-/** A fresh documentation-range address, so each test has its own rate-limit budget. */
-export const randomIp = () => `198.51.100.${1 + (randomBytes(1)[0]! % 254)}`;
+let nextIp = randomBytes(1)[0]!;
+/**
+ * A documentation-range address not handed out before by this process (254 of them, from a random
+ * start), so each test has its own rate-limit budget: two random picks would share one now and then.
+ */
+export const randomIp = () => `198.51.100.${1 + (nextIp++ % 254)}`;
 
 export async function issue(server: ServerProcess, wallet: TestWallet, headers: Record<string, string> = {}): Promise<string> {
   const response = await server.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, { headers });
