@@ -7,7 +7,7 @@ import { ENDPOINTS } from '@/lib/api/endpoints';
 import { PROBLEM_CODES, problemType } from '@/lib/errors';
 import { WALLET_TYPES } from '@/lib/wallet-types';
 import { launchChromium } from '../../scripts/support/chromium';
-import { startServer, type RunningServer } from '../support/server';
+import { type RunningServer, startServer } from '../support/server';
 
 /** Redoc 2.5 always asks for its logo from this CDN; the page's Content-Security-Policy refuses it. */
 const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';

@@ -3,8 +3,8 @@
 // line on stderr, nothing on stdout, and its documented exit code.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
 import { PROBLEMS } from '@/lib/errors';
 import { WALLET_TYPES } from '@/lib/wallet-types';
 import { inspectPkpass } from '../support/pkpass';
-import { freePort, ROOT, startServer, type RunningServer } from '../support/server';
+import { freePort, ROOT, type RunningServer, startServer } from '../support/server';
 
 type Run = { exitCode: number | null; stdout: string; stderr: string };
 
@@ -55,10 +55,7 @@ describe('npm run claim, against the running service', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'wpc-cli-'));
-    [service, limited] = await Promise.all([
-      startServer({ LOG_LEVEL: 'warn' }),
-      startServer({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1' }),
-    ]);
+    [service, limited] = await Promise.all([startServer({ LOG_LEVEL: 'warn' }), startServer({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1' })]);
     const made = await runScript('keygen', ['--out', 'id.json'], dir);
     expect(made.exitCode).toBe(0);
     address = made.stdout.trim();
@@ -160,7 +157,13 @@ describe('npm run claim, against the running service', () => {
 
   it('an unreachable service: one line and exit 5', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    expectFailure(await runScript('claim', ['-k', keypair, '-u', url], dir), LOCAL_EXIT_CODES.network_error.exitCode, 'network_error', url, 'connection refused');
+    expectFailure(
+      await runScript('claim', ['-k', keypair, '-u', url], dir),
+      LOCAL_EXIT_CODES.network_error.exitCode,
+      'network_error',
+      url,
+      'connection refused',
+    );
   });
 
   it('bad arguments: one line and exit 2', async () => {

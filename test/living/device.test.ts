@@ -8,21 +8,20 @@
 // serial → get: "voided": true → Google's object is INACTIVE → a token APNs calls gone loses its
 // registration → unregister → log. Needs the machine's PostgreSQL (TEST_DATABASE_URL): the test
 // process changes the pass in the database the server process uses.
-import { readFileSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDevelopmentChain } from '@/lib/passes/certificates';
 import { createScratchDatabase, templateDatabase } from '@/scripts/support/scratch-database';
 import { eventually, ServerProcess } from '@/scripts/support/server-process';
+import { missingEnv, requireService, sharedPostgresUrl } from '../scale/support/requirements';
+import { TEST_ISSUER_ID } from '../support/google';
+import { inspectPkpass } from '../support/pkpass';
+import { freePort } from '../support/server';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { GoogleWalletApiStandIn } from '../support/stand-ins/google-wallet-api';
-import { TEST_ISSUER_ID } from '../support/google';
-import { freePort } from '../support/server';
-import { inspectPkpass } from '../support/pkpass';
-import { missingEnv, requireService, sharedPostgresUrl } from '../scale/support/requirements';
-import { device, installPass, newPushToken, PassController, type InstalledPass } from './support';
+import { device, type InstalledPass, installPass, newPushToken, PassController } from './support';
 
 requireService('PostgreSQL', missingEnv('TEST_DATABASE_URL', 'postgres://127.0.0.1:5432/test'), 'The device simulation');
 
@@ -119,7 +118,14 @@ describe('a device living with its pass (server process, APNs and Google stand-i
     const before = apns.pushes.length;
     expect((await passes.void(installed.serialNumber, 'ticket refunded')).changed).toBe(true);
     const [push] = (await apns.waitForPushes(before + 1, 10_000)).slice(before);
-    expect(push).toMatchObject({ method: 'POST', path: `/3/device/${pushToken}`, token: pushToken, topic: installed.passTypeIdentifier, body: '{}', status: 200 });
+    expect(push).toMatchObject({
+      method: 'POST',
+      path: `/3/device/${pushToken}`,
+      token: pushToken,
+      topic: installed.passTypeIdentifier,
+      body: '{}',
+      status: 200,
+    });
     expect(push!.clientCert).toMatchObject({ authorized: true });
     expect(push!.clientCert!.subject).toContain(`UID=${installed.passTypeIdentifier}`);
   });
@@ -164,7 +170,11 @@ describe('a device living with its pass (server process, APNs and Google stand-i
 
     expect((await passes.setDates(installed.serialNumber, { expirationDate: null, relevantDate: null })).changed).toBe(true);
     await apns.waitForPushes(pushesBefore + 2, 10_000);
-    await eventually(async () => (google.object(objectId) && !('validTimeInterval' in google.object(objectId)!) ? true : undefined), 10_000, 'interval removed');
+    await eventually(
+      async () => (google.object(objectId) && !('validTimeInterval' in google.object(objectId)!) ? true : undefined),
+      10_000,
+      'interval removed',
+    );
     const cleared = inspectPkpass(Buffer.from(await (await phone.latest()).arrayBuffer())).passJson;
     expect(cleared.expirationDate).toBeUndefined();
     expect(cleared.relevantDate).toBeUndefined();

@@ -15,10 +15,10 @@ import { createScratchDatabase, templateDatabase } from '@/scripts/support/scrat
 import { eventually, ServerProcess } from '@/scripts/support/server-process';
 import { scalar, testPool } from '../scale/support/invariants';
 import { missingEnv, requireService, sharedPostgresUrl } from '../scale/support/requirements';
+import { runsAlone } from '../server/support/alone';
 import { freePort } from '../support/server';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { device, installPass, newPushToken, PassController } from './support';
-import { runsAlone } from '../server/support/alone';
 
 // It times the service's answers: no other file beside it.
 runsAlone();

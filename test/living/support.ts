@@ -3,10 +3,10 @@
 // (the contract's operator API, signed in with a wallet of OPERATOR_WALLETS).
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../lib/config';
-import { restorePass, updatePassDates, voidPass, type PassDates } from '../../lib/passes/lifecycle';
+import { type PassDates, restorePass, updatePassDates, voidPass } from '../../lib/passes/lifecycle';
 import { createServices, type Services } from '../../lib/services';
 import type { ServerProcess } from '../../scripts/support/server-process';
-import { inspectPkpass, type InspectedPass } from '../support/pkpass';
+import { type InspectedPass, inspectPkpass } from '../support/pkpass';
 import { TestWallet } from '../support/wallet';
 
 export const PASSKIT = '/passkit/v1';
@@ -48,7 +48,15 @@ export async function installPass(server: Fetcher, wallet = new TestWallet()): P
   if (download.status !== 200) throw new Error(`download: ${download.status}`);
   const pass = inspectPkpass(Buffer.from(await download.arrayBuffer()));
   const { serialNumber, passTypeIdentifier, authenticationToken, webServiceURL } = pass.passJson as Record<string, string>;
-  return { wallet, downloadPath, pass, serialNumber: serialNumber!, passTypeIdentifier: passTypeIdentifier!, authenticationToken: authenticationToken!, webServiceURL: webServiceURL! };
+  return {
+    wallet,
+    downloadPath,
+    pass,
+    serialNumber: serialNumber!,
+    passTypeIdentifier: passTypeIdentifier!,
+    authenticationToken: authenticationToken!,
+    webServiceURL: webServiceURL!,
+  };
 }
 
 /** Wallet's calls to the web service, for one installed pass. */
@@ -65,7 +73,8 @@ export const device = (server: Fetcher, installed: InstalledPass, deviceId = new
       method: 'DELETE',
       headers: { authorization: `ApplePass ${token}` },
     }),
-  list: (tag?: string) => server.fetch(`${PASSKIT}/devices/${deviceId}/registrations/${installed.passTypeIdentifier}${tag ? `?passesUpdatedSince=${tag}` : ''}`),
+  list: (tag?: string) =>
+    server.fetch(`${PASSKIT}/devices/${deviceId}/registrations/${installed.passTypeIdentifier}${tag ? `?passesUpdatedSince=${tag}` : ''}`),
   latest: (headers: Record<string, string> = {}) =>
     server.fetch(`${PASSKIT}/passes/${installed.passTypeIdentifier}/${installed.serialNumber}`, {
       headers: { authorization: `ApplePass ${installed.authenticationToken}`, ...headers },
@@ -87,7 +96,13 @@ export async function operatorToken(server: Fetcher, wallet: TestWallet): Promis
   return token;
 }
 
-export function operatorAction(server: Fetcher, token: string, serialNumber: string, action: 'void' | 'restore', reason = 'revoked by the door test'): Promise<Response> {
+export function operatorAction(
+  server: Fetcher,
+  token: string,
+  serialNumber: string,
+  action: 'void' | 'restore',
+  reason = 'revoked by the door test',
+): Promise<Response> {
   return server.fetch(`/api/v1/operator/passes/${serialNumber}/${action}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },

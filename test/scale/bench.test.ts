@@ -33,7 +33,8 @@ describe('npm run bench -- --short', () => {
     for (const endpoint of ['/health', 'init', 'claim']) {
       expect(stdout).toMatch(new RegExp(`^\\| embedded \\(PGlite\\), next start route handlers \\| ${endpoint.replace(/\//g, '\\/')} \\| \\d+ \\|`, 'm'));
     }
-    for (const goal of ['claim p99', 'claims/s', 'init/s', 'health/s', 'RSS']) expect(stdout).toMatch(new RegExp(`^(met {4}|NOT MET)  embedded \\(PGlite\\): ${goal}`, 'm'));
+    for (const goal of ['claim p99', 'claims/s', 'init/s', 'health/s', 'RSS'])
+      expect(stdout).toMatch(new RegExp(`^(met {4}|NOT MET)  embedded \\(PGlite\\): ${goal}`, 'm'));
     expect(stdout).toMatch(/embedded \(PGlite\): RSS \d+ MiB after warm-up, \d+ MiB after \d+ claims/);
   });
 });

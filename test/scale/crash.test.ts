@@ -1,11 +1,12 @@
 // SIGKILL in the middle of a burst of claims on the embedded default (PGlite in DATA_DIR): after a
 // restart every pass a client was promised (201) is downloadable, and no message is marked used
 // without its pass.
-import { PGlite } from '@electric-sql/pglite';
+
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBurst, postClaim, signedClaim, signedClaims, tally, walletsByPublicKey } from './support/claims';
 import { eventually, ServerProcess } from '../../scripts/support/server-process';
+import { claimBurst, postClaim, signedClaim, signedClaims, tally, walletsByPublicKey } from './support/claims';
 
 const PORT = 3650;
 
@@ -58,7 +59,10 @@ describe('SIGKILL during a burst of claims on the embedded database', () => {
         }),
       ),
     );
-    expect([...retried.keys()].every((status) => status === 201 || status === 'used, with its pass'), JSON.stringify([...retried])).toBe(true);
+    expect(
+      [...retried.keys()].every((status) => status === 201 || status === 'used, with its pass'),
+      JSON.stringify([...retried]),
+    ).toBe(true);
 
     // And the database itself agrees.
     await server.stop();

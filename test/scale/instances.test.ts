@@ -5,10 +5,10 @@ import { readdirSync } from 'node:fs';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../../scripts/support/scratch-database';
-import { fromIp, postClaim, randomIp, redisPrefix, signedClaim, tally, TestWallet } from './support/claims';
-import { scalar, testPool } from './support/invariants';
-import { requireService, missingEnv, sharedPostgresUrl, sharedRedisUrl } from './support/requirements';
 import { ServerProcess } from '../../scripts/support/server-process';
+import { fromIp, postClaim, randomIp, redisPrefix, signedClaim, TestWallet, tally } from './support/claims';
+import { scalar, testPool } from './support/invariants';
+import { missingEnv, requireService, sharedPostgresUrl, sharedRedisUrl } from './support/requirements';
 
 const PORTS = [3610, 3611, 3612];
 const PUBLIC_BASE_URL = 'http://localhost:3610';
@@ -48,7 +48,7 @@ describe('three instances sharing PostgreSQL, Redis and PUBLIC_BASE_URL', () => 
 
   afterAll(async () => {
     await Promise.all(instances.map((instance) => instance.stop()));
-    instances.forEach((instance) => instance.removeDataDir());
+    for (const instance of instances) instance.removeDataDir();
     await sql?.end();
     await database?.drop();
     await redisKeys?.cleanUp();
@@ -87,9 +87,7 @@ describe('three instances sharing PostgreSQL, Redis and PUBLIC_BASE_URL', () => 
 
   it('gives exactly one 201 for 30 concurrent replays of one signed message spread over the instances', async () => {
     const body = await signedClaim(instances[0]!, new TestWallet(), fromIp(randomIp()));
-    const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => postClaim(instances[i % instances.length]!, body, fromIp(`203.0.113.${i + 1}`))),
-    );
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => postClaim(instances[i % instances.length]!, body, fromIp(`203.0.113.${i + 1}`))));
     const statuses = responses.map((response) => response.status);
     expect(Object.fromEntries(tally(statuses))).toEqual({ 201: 1, 409: 29 });
     expect(await scalar(sql, 'select count(*) as value from passes where public_key = $1', [body.publicKey])).toBe(1);

@@ -3,12 +3,12 @@
 // the database does, and never leaves a claim half-written.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBurst, issue, postClaim, signedClaim, signedClaims, tally, TestWallet } from './support/claims';
+import { eventually, ServerProcess } from '../../scripts/support/server-process';
+import { runsAlone } from '../server/support/alone';
+import { claimBurst, issue, postClaim, signedClaim, signedClaims, TestWallet, tally } from './support/claims';
 import { testPool, usedWithoutPass, walletStates } from './support/invariants';
 import { findPostgresBinaries, PrivatePostgres } from './support/private-postgres';
 import { requireService } from './support/requirements';
-import { eventually, ServerProcess } from '../../scripts/support/server-process';
-import { runsAlone } from '../server/support/alone';
 
 // It times the service's answers: no other file beside it.
 runsAlone();
@@ -100,12 +100,18 @@ describe('PostgreSQL stops under a running instance', () => {
 
     // Every client saw a pass or a 503: no 500, no hang.
     const statuses = tally(outcomes.map((o) => o.status));
-    expect([...statuses.keys()].every((status) => status === 201 || status === 503), JSON.stringify([...statuses])).toBe(true);
+    expect(
+      [...statuses.keys()].every((status) => status === 201 || status === 503),
+      JSON.stringify([...statuses]),
+    ).toBe(true);
     expect(statuses.get(201)).toBeGreaterThan(0);
 
     // The database agrees: each wallet's message is either unused with no pass, or used with its pass.
     expect(await usedWithoutPass(sql)).toBe(0);
-    const states = await walletStates(sql, bodies.map((b) => b.publicKey));
+    const states = await walletStates(
+      sql,
+      bodies.map((b) => b.publicKey),
+    );
     for (const outcome of outcomes) {
       const state = states.get(outcome.publicKey)!;
       expect(state.used, outcome.publicKey).toBe(state.hasPass);

@@ -3,11 +3,11 @@
 // logged once.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromIp, postClaim, randomIp, signedClaim, tally, TestWallet } from './support/claims';
-import { findRedisServer, PrivateRedis } from './support/private-redis';
-import { requireService } from './support/requirements';
 import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
 import { runsAlone } from '../server/support/alone';
+import { fromIp, postClaim, randomIp, signedClaim, TestWallet, tally } from './support/claims';
+import { findRedisServer, PrivateRedis } from './support/private-redis';
+import { requireService } from './support/requirements';
 
 // It times the service's answers: no other file beside it.
 runsAlone();

@@ -1,15 +1,15 @@
 // SIGTERM: requests in flight finish, new connections are refused, the database pool closes, and
 // the process exits 0 within 10 s. On PostgreSQL (a fresh database on the machine's server), so
 // the pool's connections can be watched from the server side.
-import { Agent, request, type IncomingMessage } from 'node:http';
+import { Agent, type IncomingMessage, request } from 'node:http';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, templateDatabase } from '../../scripts/support/scratch-database';
-import { signedClaim, TestWallet } from './support/claims';
-import { scalar, testPool } from './support/invariants';
-import { requireService, missingEnv, sharedPostgresUrl } from './support/requirements';
 import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
 import { runsAlone } from '../server/support/alone';
+import { signedClaim, TestWallet } from './support/claims';
+import { scalar, testPool } from './support/invariants';
+import { missingEnv, requireService, sharedPostgresUrl } from './support/requirements';
 
 // It times the service's answers: no other file beside it.
 runsAlone();

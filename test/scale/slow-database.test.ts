@@ -3,12 +3,12 @@
 // service recovers by itself.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBurst, postClaim, signedClaim, signedClaims, tally, TestWallet, type ClaimOutcome } from './support/claims';
+import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
+import { runsAlone } from '../server/support/alone';
+import { type ClaimOutcome, claimBurst, postClaim, signedClaim, signedClaims, TestWallet, tally } from './support/claims';
 import { scalar, testPool, usedWithoutPass, walletStates } from './support/invariants';
 import { findPostgresBinaries, PrivatePostgres } from './support/private-postgres';
 import { requireService } from './support/requirements';
-import { eventually, ServerProcess, sleep } from '../../scripts/support/server-process';
-import { runsAlone } from '../server/support/alone';
 
 // It times the service's answers: no other file beside it.
 runsAlone();
@@ -47,8 +47,7 @@ describe(`a slow database, with DATABASE_POOL_SIZE=${POOL_SIZE} and DATABASE_TIM
     postgresServer?.destroy();
   });
 
-  const serviceConnections = () =>
-    scalar(sql, `select count(*) as value from pg_stat_activity where application_name = 'wallet-pass-claim'`);
+  const serviceConnections = () => scalar(sql, `select count(*) as value from pg_stat_activity where application_name = 'wallet-pass-claim'`);
 
   it('never opens more connections than DATABASE_POOL_SIZE, however many requests wait', async () => {
     const bodies = await signedClaims(server, 60);
@@ -75,10 +74,7 @@ describe(`a slow database, with DATABASE_POOL_SIZE=${POOL_SIZE} and DATABASE_TIM
       await locker.query('begin');
       await locker.query('lock table sign_in_messages in access exclusive mode');
       const started = performance.now();
-      const [claim, init] = await Promise.all([
-        postClaim(server, body),
-        server.fetch(`/api/v1/claim/init?publicKey=${new TestWallet().publicKey}`),
-      ]);
+      const [claim, init] = await Promise.all([postClaim(server, body), server.fetch(`/api/v1/claim/init?publicKey=${new TestWallet().publicKey}`)]);
       const elapsed = performance.now() - started;
       expect([claim.status, init.status]).toEqual([503, 503]);
       expect((await claim.json()).code).toBe('service_unavailable');
@@ -151,7 +147,10 @@ describe(`a slow database, with DATABASE_POOL_SIZE=${POOL_SIZE} and DATABASE_TIM
     // Every claim is whole. A claim answered 503 can still take effect only if its statement had
     // reached the server before it froze: at most one per pooled connection. Claims that were
     // waiting for a connection, or turned away at once, never reach it.
-    const states = await walletStates(sql, bodies.map((b) => b.publicKey));
+    const states = await walletStates(
+      sql,
+      bodies.map((b) => b.publicKey),
+    );
     expect(await usedWithoutPass(sql)).toBe(0);
     const earlyOutcomes = await early;
     const answered503 = [...earlyOutcomes, ...late].filter((o) => o.status === 503);

@@ -5,12 +5,12 @@
 import { rmSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, scratchDataDir, templateDatabase } from '../../scripts/support/scratch-database';
 import { openDatabase } from '../../lib/db/client';
+import { createScratchDatabase, scratchDataDir, templateDatabase } from '../../scripts/support/scratch-database';
 import { eventually, type ServerProcess } from '../../scripts/support/server-process';
 import { startServer } from '../support/server';
 import { newWebhookSecret, WebhookReceiver } from '../support/stand-ins/webhook-receiver';
-import { postClaim, signedClaim, tally, TestWallet } from './support/claims';
+import { postClaim, signedClaim, TestWallet, tally } from './support/claims';
 import { scalar, testPool } from './support/invariants';
 import { missingEnv, requireService, sharedPostgresUrl } from './support/requirements';
 

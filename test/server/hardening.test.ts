@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@/lib/config';
 import { ServerProcess } from '../../scripts/support/server-process';
-import { freePort, startServer, startServerExpectingRefusal, type RunningServer } from '../support/server';
-import { testServiceAccount, TEST_ISSUER_ID } from '../support/google';
+import { TEST_ISSUER_ID, testServiceAccount } from '../support/google';
+import { freePort, type RunningServer, startServer, startServerExpectingRefusal } from '../support/server';
 import { TestWallet } from '../support/wallet';
 
 type RawExchange = { text: string; status?: number; closed: boolean; closedAfterMs?: number };
@@ -269,7 +269,7 @@ describe('behind two trusted proxies, with small caps', () => {
   afterAll(() => server.dispose());
 
   // First: fetch() keeps the connections of later tests open (keep-alive), which would count here.
-  it('caps open connections at MAX_CONNECTIONS (the per-IP cap is the proxy\'s job here)', async () => {
+  it("caps open connections at MAX_CONNECTIONS (the per-IP cap is the proxy's job here)", async () => {
     // MAX_CONNECTIONS_PER_IP=1 would refuse the second: behind a proxy it is not applied.
     const held = await Promise.all(Array.from({ length: 3 }, () => connectionOutcome(server.port)));
     expect(held.map((c) => c.accepted)).toEqual([true, true, true]);
@@ -301,7 +301,6 @@ describe('behind two trusted proxies, with small caps', () => {
     const response = await init('203.0.113.9');
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
   });
-
 });
 
 describe('start-up with a misconfigured secret', () => {
@@ -312,7 +311,11 @@ describe('start-up with a misconfigured secret', () => {
   });
   const body = privateKey.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
   const fragment = body.slice(100, 140);
-  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'sec1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const ec = generateKeyPairSync('ec', {
+    namedCurve: 'P-256',
+    privateKeyEncoding: { type: 'sec1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const ecFragment = ec.privateKey.split('\n')[1]!.slice(0, 40);
   const apple = {
     APPLE_PASS_TYPE_ID: 'pass.com.example.test',
@@ -326,7 +329,12 @@ describe('start-up with a misconfigured secret', () => {
   it.concurrent.each([
     ['APPLE_SIGNER_KEY', 'key body without its PEM armour', { ...apple, APPLE_SIGNER_KEY: body }, fragment],
     ['GOOGLE_SERVICE_ACCOUNT', 'key body instead of JSON', { GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: body }, fragment],
-    ['GOOGLE_SERVICE_ACCOUNT', 'broken JSON around a key', { GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: `{"private_key": "${body}"` }, fragment],
+    [
+      'GOOGLE_SERVICE_ACCOUNT',
+      'broken JSON around a key',
+      { GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID, GOOGLE_SERVICE_ACCOUNT: `{"private_key": "${body}"` },
+      fragment,
+    ],
     [
       'GOOGLE_SERVICE_ACCOUNT',
       'a private key of the wrong kind',

@@ -3,7 +3,7 @@
 // answers as the custom server (the frame is the same).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '@/lib/api/endpoints';
-import { ServerProcess, type Runner } from '@/scripts/support/server-process';
+import { type Runner, ServerProcess } from '@/scripts/support/server-process';
 import { inspectPkpass } from '../support/pkpass';
 import { freePort } from '../support/server';
 import { TestWallet } from '../support/wallet';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPkpass } from '../support/pkpass';
-import { startServer, startServerExpectingRefusal, type RunningServer } from '../support/server';
+import { type RunningServer, startServer, startServerExpectingRefusal } from '../support/server';
 import { TestWallet } from '../support/wallet';
 
 describe('start-up', () => {
@@ -35,19 +35,22 @@ describe('over HTTP', () => {
   /** A raw request, so headers such as Host go out exactly as written. */
   const raw = (pathAndQuery: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer[] } = {}) =>
     new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: server.port, path: pathAndQuery, method: options.method ?? 'GET', headers: options.headers }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port: server.port, path: pathAndQuery, method: options.method ?? 'GET', headers: options.headers },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        },
+      );
       req.on('error', reject);
       if (Array.isArray(options.body)) for (const chunk of options.body) req.write(chunk);
       else if (options.body) req.write(options.body);
       req.end();
     });
 
-  it('ignores a spoofed Host: the message domain is PUBLIC_BASE_URL\'s host', async () => {
+  it("ignores a spoofed Host: the message domain is PUBLIC_BASE_URL's host", async () => {
     const wallet = new TestWallet();
     const response = await raw(`/api/v1/claim/init?publicKey=${wallet.publicKey}`, {
       headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example' },
@@ -96,7 +99,13 @@ describe('over HTTP', () => {
     const lines = server.logs.filter((line) => line.event === 'request');
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const line of lines) {
-      expect(line).toMatchObject({ requestId: expect.any(String), method: expect.any(String), path: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) });
+      expect(line).toMatchObject({
+        requestId: expect.any(String),
+        method: expect.any(String),
+        path: expect.any(String),
+        status: expect.any(Number),
+        durationMs: expect.any(Number),
+      });
       expect(String(line.path)).not.toContain('?');
     }
     expect(server.text()).not.toContain('secretsecretsecret');

@@ -25,7 +25,11 @@ describe('start-up refuses signing settings that cannot work', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('an Apple key that does not match the certificate: exit 1, one line naming APPLE_SIGNER_KEY', async () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const { code, stderr } = await startServerExpectingRefusal({
       APPLE_PASS_TYPE_ID: 'pass.com.example.wallet',
       APPLE_TEAM_ID: 'ABCDE12345',
@@ -45,6 +49,8 @@ describe('start-up refuses signing settings that cannot work', () => {
       GOOGLE_SERVICE_ACCOUNT: testServiceAccount().json,
     });
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^wallet-pass-claim: GOOGLE_WALLET_ISSUER_ID: Save to Google Wallet links would be up to \d+ characters, over 1800: shorten PUBLIC_BASE_URL or PASS_ORGANIZATION_NAME\n$/);
+    expect(stderr).toMatch(
+      /^wallet-pass-claim: GOOGLE_WALLET_ISSUER_ID: Save to Google Wallet links would be up to \d+ characters, over 1800: shorten PUBLIC_BASE_URL or PASS_ORGANIZATION_NAME\n$/,
+    );
   });
 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClaimClient } from '@/lib/client';
 import { inspectPkpass } from '../support/pkpass';
-import { startServer, type RunningServer } from '../support/server';
+import { type RunningServer, startServer } from '../support/server';
 import { TestWallet } from '../support/wallet';
 
 /** The visible text of an HTML page, tags and scripts stripped, whitespace collapsed. */

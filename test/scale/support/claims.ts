@@ -1,8 +1,8 @@
 // The claim flow over real HTTP against a running server process.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { TestWallet } from '../../support/wallet';
 import type { ServerProcess } from '../../../scripts/support/server-process';
+import { TestWallet } from '../../support/wallet';
 
 export type ClaimBody = { message: string; signature: string; publicKey: string; walletType?: string };
 

@@ -11,7 +11,9 @@ export function findPostgresBinaries(): { binDir?: string; problem?: string } {
   const candidates: string[] = [];
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {
-    const versions = readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(base)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((v) => path.join(base, v, 'bin')));
   }
   const fromPgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
@@ -58,8 +60,7 @@ export class PrivatePostgres {
   /** Runs a PostgreSQL binary, as the postgres user when we are root. */
   private run(binary: string, args: string[]): string {
     const command = path.join(this.binDir, binary);
-    const [file, argv] =
-      process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+    const [file, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
     const result = spawnSync(file, argv, { encoding: 'utf8', cwd: this.dataDir, timeout: 60_000 });
     if (result.status !== 0) {
       throw new Error(`${binary} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);

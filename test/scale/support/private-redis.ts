@@ -1,6 +1,6 @@
 // A redis-server of the test's own on a spare port, so a test can stop and restart it without
 // touching the machine's shared Redis.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { acceptsConnections } from '../../../scripts/support/server-process';
 

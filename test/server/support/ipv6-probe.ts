@@ -46,12 +46,16 @@ function connection(port: number, from: string): Promise<{ socket: Socket; accep
 async function main(): Promise<void> {
   setUpLoopback();
   const port = 43_210;
-  const server = await ServerProcess.start(port, {
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    RATE_LIMIT_PER_MINUTE: '2',
-    MAX_CONNECTIONS_PER_IP: '2',
-    LOG_LEVEL: 'warn',
-  }, { timeoutMs: 150_000 });
+  const server = await ServerProcess.start(
+    port,
+    {
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      RATE_LIMIT_PER_MINUTE: '2',
+      MAX_CONNECTIONS_PER_IP: '2',
+      LOG_LEVEL: 'warn',
+    },
+    { timeoutMs: 150_000 },
+  );
   try {
     // Two addresses of one /64 share one budget of 2; another /64 has its own.
     const inits = {
