@@ -28,6 +28,9 @@ export default defineConfig({
   test: {
     environment: 'node',
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one on these 2-core machines. The
+    // contract files spend much of their time waiting on the database, so two at once pay.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // The system files that run alone go last (test/server/support/alone.ts); no other file moves.
