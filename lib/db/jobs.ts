@@ -30,7 +30,13 @@ export type ClaimedJob = { id: number; kind: string; payload: unknown; attempts:
 /** The jobs as one jsonb parameter: `[{key, kind, payload, run_at, dedupe_key}]`, run_at null for now. */
 export const jobsParameter = (jobs: (JobInput & { key?: string })[]): string =>
   JSON.stringify(
-    jobs.map((job) => ({ key: job.key ?? null, kind: job.kind, payload: job.payload, run_at: job.runAt?.toISOString() ?? null, dedupe_key: job.dedupeKey ?? null })),
+    jobs.map((job) => ({
+      key: job.key ?? null,
+      kind: job.kind,
+      payload: job.payload,
+      run_at: job.runAt?.toISOString() ?? null,
+      dedupe_key: job.dedupeKey ?? null,
+    })),
   );
 
 /** The rows of a jobs parameter (`param`, e.g. `$3`). */
