@@ -1,7 +1,8 @@
-// The worker that runs the queue's jobs on this instance: started with the services, stopped on
-// shutdown. It claims due jobs of the kinds it has handlers for (FOR UPDATE SKIP LOCKED, so
-// instances never take the same job), runs them concurrently, and records each outcome with the
-// lease token of its attempt, so an attempt that outlived its lease cannot overwrite a newer one.
+// The workers that run the queue's jobs on this instance, one per lane (JobLanes): started with
+// the services, stopped on shutdown. Each claims due jobs of the kinds it has handlers for (FOR
+// UPDATE SKIP LOCKED, so instances never take the same job), runs them concurrently in its own
+// slots, and records each outcome with the lease token of its attempt, so an attempt that
+// outlived its lease cannot overwrite a newer one.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimedJob, Jobs } from '../db/jobs';
