@@ -19,7 +19,7 @@ import type { PassIssuer } from './passes/pkpass';
 import type { InitBudget } from './rate-limit';
 import { buildSignInFields, nonceOf, refusalErrors, refusalOf, renderSignInMessage, type SignInFields, verifySignInSignature } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
-import { type EventPass, enqueueWebhookEvent, type WebhookEventType, webhookEventData, webhookEventJobs } from './webhooks';
+import { type EventPass, enqueueWebhookEvent, scannedEventKey, type WebhookEventType, webhookEventData, webhookEventJobs } from './webhooks';
 
 /**
  * SHA-256 of a secret (nonce, pass id): what the database stores as the lookup key. Threat: an
@@ -222,12 +222,15 @@ export async function getGoogleSaveUrl(
 
 /** The scanner check: what this service issued under a public serial number. */
 export async function verifyPass(
-  services: { config: Pick<Config, 'webhook' | 'organizationName'>; store: Pick<Store, 'sql' | 'jobs'>; log: Logger },
+  services: { config: Pick<Config, 'webhook' | 'organizationName'>; store: Pick<Store, 'sql' | 'jobs'>; log: Logger; clock: Clock },
   serial: string,
 ): Promise<PassCheck> {
   const pass = await findPass(services.store.sql, { serialNumber: asSerialNumber(serial) });
   if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
-  if (services.config.webhook) await announce(services, 'pass.scanned', pass);
+  if (services.config.webhook) {
+    const now = services.clock.now();
+    await announce(services, 'pass.scanned', pass, new Date(now), scannedEventKey(pass.serialNumber, now));
+  }
   return {
     genuine: true,
     status: pass.status === 'voided' ? 'voided' : 'active',
@@ -250,9 +253,11 @@ async function announce(
   services: { config: Pick<Config, 'webhook'>; store: Pick<Store, 'jobs'>; log: Logger },
   type: WebhookEventType,
   pass: EventPass,
+  at: Date,
+  dedupeKey?: string,
 ): Promise<void> {
   try {
-    await enqueueWebhookEvent(services, type, webhookEventData(pass), new Date());
+    await enqueueWebhookEvent(services, type, webhookEventData(pass), at, dedupeKey);
   } catch (error) {
     services.log.warn({ event: 'webhook_enqueue_failed', type, serial: pass.serialNumber, err: (error as Error).message }, 'webhook event not enqueued');
   }

@@ -16,7 +16,7 @@ import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createLiving, type Living } from './passes/living';
 import { createManifestSigner } from './passes/manifest-signer';
 import { type PassIssuer, passIssuer } from './passes/pkpass';
-import { DEFAULT_WORKER_OPTIONS, JobWorker } from './queue/worker';
+import { DEFAULT_WORKER_OPTIONS, JobLanes } from './queue/worker';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
 import { webhookTasks } from './webhooks';
 
@@ -35,8 +35,8 @@ export type Services = {
   google?: GoogleWallet;
   /** Set when CLAIM_POLICY is: who may claim. */
   eligibility?: EligibilityChecker;
-  /** The job queue's worker on this instance (lib/queue): webhook deliveries, device pushes. */
-  jobs: JobWorker;
+  /** The job queue's workers on this instance (lib/queue), one per lane: pass changes and pushes; webhook deliveries. */
+  jobs: JobLanes;
   /** Living passes: device registrations, rebuilt files, APNs pushes, the Google Wallet API (lib/passes/living.ts). */
   living: Living;
   close(): Promise<void>;
@@ -116,9 +116,13 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     ? new EligibilityChecker(config.claimPolicy, chain, { cacheSeconds: config.eligibilityCacheSeconds, timeoutMs: config.solanaRpcTimeoutMs })
     : undefined;
 
-  // The job kinds this instance runs, each handler given what it uses.
-  const jobs = new JobWorker({
-    handlers: { ...webhookTasks({ config }), ...changeTasks({ config, store, living }) },
+  // The job kinds this instance runs, each handler given what it uses, in two lanes: pass changes
+  // and their pushes never queue behind webhook deliveries (an unauthenticated scan makes one).
+  const jobs = new JobLanes({
+    lanes: [
+      { handlers: changeTasks({ config, store, living }), concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
+      { handlers: webhookTasks({ config }), concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
+    ],
     jobs: store.jobs,
     log,
     options: { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: config.jobRetryBaseMs },

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { contrastRatio } from '@/lib/passes/designs';
-import { escapeHtml, PAGE_COLOURS, renderVerifyPage } from './verify-page';
+import { escapeHtml, PAGE_COLOURS, renderVerifyPage, verifyPageReply } from './verify-page';
 
 const check = {
   genuine: true as const,
@@ -40,6 +40,13 @@ describe('the scanner check page', () => {
     expect(renderVerifyPage({ kind: 'not_issued' }).status).toBe(404);
     expect(renderVerifyPage({ kind: 'unavailable', status: 503 }).status).toBe(503);
     expect(renderVerifyPage({ kind: 'unavailable', status: 500 }).html).toContain('Cannot check right now');
+  });
+
+  it('answers 429 with Retry-After when the client checked too often, saying when to scan again', () => {
+    const reply = verifyPageReply({ kind: 'too_many', retryAfterSeconds: 42 });
+    expect(reply.status).toBe(429);
+    expect(reply.headers).toMatchObject({ 'retry-after': '42', 'cache-control': 'no-store' });
+    expect(reply.body).toContain('Scan the pass again in 42 seconds.');
   });
 
   it('shows a voided pass in red as "Voided", with its reason, never as genuine or valid', () => {

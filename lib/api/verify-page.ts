@@ -17,7 +17,9 @@ export type VerifyOutcome =
   | { kind: 'genuine'; check: PassCheck }
   | { kind: 'not_issued' }
   /** 503 when the database did not answer, 500 for anything else (a bug, logged). */
-  | { kind: 'unavailable'; status: 503 | 500 };
+  | { kind: 'unavailable'; status: 503 | 500 }
+  /** 429: this client checked too often (RATE_LIMIT_PER_MINUTE); the page says when to scan again. */
+  | { kind: 'too_many'; retryAfterSeconds: number };
 
 export type VerifyPage = { status: number; html: string; contentSecurityPolicy: string };
 
@@ -92,6 +94,13 @@ export function renderVerifyPage(outcome: VerifyOutcome): VerifyPage {
         'Cannot check right now',
         verdict('unavailable', '!', 'Cannot check right now', 'The service could not look this pass up. Nothing is known about it either way.') +
           note('Scan the pass again in a moment.'),
+      );
+    case 'too_many':
+      return page(
+        429,
+        'Too many checks',
+        verdict('unavailable', '!', 'Too many checks', 'This device checked too many passes in the last minute. Nothing is known about this pass either way.') +
+          note(`Scan the pass again in ${outcome.retryAfterSeconds} seconds.`),
       );
   }
 }
@@ -200,6 +209,7 @@ export function verifyPageReply(outcome: VerifyOutcome): Reply {
       'cache-control': 'no-store',
       'content-security-policy': page.contentSecurityPolicy,
       'x-robots-tag': 'noindex',
+      ...(outcome.kind === 'too_many' ? { 'retry-after': String(outcome.retryAfterSeconds) } : {}),
     },
   };
 }

@@ -11,6 +11,12 @@ export type JobInput = {
   payload: object;
   /** Not before this time (default: now). */
   runAt?: Date;
+  /**
+   * At most one job of this kind ever has this key: enqueueing another is a no-op, even when two
+   * instances enqueue it at the same moment (a unique index, not a read before the write). Put
+   * the time bucket in the key to coalesce per period (pass.scanned: its serial and minute).
+   */
+  dedupeKey?: string;
 };
 
 /**
@@ -21,12 +27,25 @@ export type KeyedJob = JobInput & { key: string };
 
 export type ClaimedJob = { id: number; kind: string; payload: unknown; attempts: number; createdAt: Date; token: string };
 
-/** The jobs as one jsonb parameter: `[{key, kind, payload, run_at}]`, run_at null for now. */
+/** The jobs as one jsonb parameter: `[{key, kind, payload, run_at, dedupe_key}]`, run_at null for now. */
 export const jobsParameter = (jobs: (JobInput & { key?: string })[]): string =>
-  JSON.stringify(jobs.map((job) => ({ key: job.key ?? null, kind: job.kind, payload: job.payload, run_at: job.runAt?.toISOString() ?? null })));
+  JSON.stringify(
+    jobs.map((job) => ({
+      key: job.key ?? null,
+      kind: job.kind,
+      payload: job.payload,
+      run_at: job.runAt?.toISOString() ?? null,
+      dedupe_key: job.dedupeKey ?? null,
+    })),
+  );
 
 /** The rows of a jobs parameter (`param`, e.g. `$3`). */
-const JOB_ROWS = (param: string) => `jsonb_to_recordset(${param}::jsonb) as j(key text, kind text, payload jsonb, run_at timestamptz)`;
+const JOB_ROWS = (param: string) => `jsonb_to_recordset(${param}::jsonb) as j(key text, kind text, payload jsonb, run_at timestamptz, dedupe_key text)`;
+
+/** Inserts the rows of `JOB_ROWS` selected by `select` (… from JOB_ROWS j …); a job whose dedupe key was enqueued before is dropped. */
+const INSERT_JOBS = (select: string) => `insert into jobs (kind, payload, run_at, dedupe_key)
+  select j.kind, j.payload, coalesce(j.run_at, now()), j.dedupe_key ${select}
+  on conflict (kind, dedupe_key) where dedupe_key is not null do nothing`;
 
 /**
  * One statement that makes a change and enqueues its jobs, so both commit or neither. `with` holds
@@ -37,9 +56,7 @@ const JOB_ROWS = (param: string) => `jsonb_to_recordset(${param}::jsonb) as j(ke
 export function statementWithJobs(parts: { with: string; jobsParam: string; select: string }): string {
   return `with ${parts.with},
     queued as (
-      insert into jobs (kind, payload, run_at)
-      select j.kind, j.payload, coalesce(j.run_at, now()) from ${JOB_ROWS(parts.jobsParam)}
-      where j.key in (select key from changed)
+      ${INSERT_JOBS(`from ${JOB_ROWS(parts.jobsParam)} where j.key in (select key from changed)`)}
       returning 1
     )
     select outcome.*, (select count(*) from queued)::int as queued from (${parts.select}) outcome`;
@@ -103,17 +120,12 @@ export class Jobs {
     for (const listener of this.listeners) listener();
   }
 
-  /** Stores jobs in one statement; resolves with their ids. */
+  /** Stores jobs in one statement; resolves with the ids of those stored (not of those dropped as duplicates). */
   async enqueue(jobs: JobInput | JobInput[]): Promise<number[]> {
     const list = Array.isArray(jobs) ? jobs : [jobs];
     if (list.length === 0) return [];
-    const rows = await this.db.query<{ id: string | number }>(
-      `insert into jobs (kind, payload, run_at)
-       select j.kind, j.payload, coalesce(j.run_at, now()) from ${JOB_ROWS('$1')}
-       returning id`,
-      [jobsParameter(list)],
-    );
-    this.enqueued();
+    const rows = await this.db.query<{ id: string | number }>(`${INSERT_JOBS(`from ${JOB_ROWS('$1')}`)} returning id`, [jobsParameter(list)]);
+    if (rows.length > 0) this.enqueued();
     return rows.map((row) => Number(row.id));
   }
 

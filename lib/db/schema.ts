@@ -1,7 +1,7 @@
 // Tables. The atomic rules live here, where they cannot race: a message's single use is one
 // conditional UPDATE (see store.ts), and one pass per wallet is the unique key on public_key.
 import { sql } from 'drizzle-orm';
-import { bigserial, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
   dataType: () => 'bytea',
@@ -119,8 +119,15 @@ export const jobs = pgTable(
     doneAt: instant('done_at'),
     failedAt: instant('failed_at'),
     createdAt: instant('created_at').notNull().default(sql`now()`),
+    /** Set on a job that must not be enqueued twice (pass.scanned: its serial and minute): a second insert of the same one is dropped. */
+    dedupeKey: text('dedupe_key'),
   },
-  (t) => [index('jobs_due_idx').on(t.runAt).where(sql`done_at is null and failed_at is null`), index('jobs_kind_idx').on(t.kind, t.id)],
+  (t) => [
+    index('jobs_due_idx').on(t.runAt).where(sql`done_at is null and failed_at is null`),
+    index('jobs_kind_idx').on(t.kind, t.id),
+    // Unique, so that concurrent enqueues of one key leave one row on any database, with no lock.
+    uniqueIndex('jobs_dedupe_key_idx').on(t.kind, t.dedupeKey).where(sql`dedupe_key is not null`),
+  ],
 );
 
 /** Operator sessions: the token's SHA-256 only. */

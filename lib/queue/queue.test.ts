@@ -7,7 +7,7 @@ import { jobsParameter, statementWithJobs } from '@/lib/db/jobs';
 import { eventually, sleep } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp } from '@/test/support/app';
 import { PermanentJobFailure, type TaskList } from './index';
-import { DEFAULT_WORKER_OPTIONS, JobWorker, MAX_RETRY_DELAY_MS, retryDelayMs } from './worker';
+import { DEFAULT_WORKER_OPTIONS, JobLanes, JobWorker, MAX_RETRY_DELAY_MS, retryDelayMs } from './worker';
 
 type JobRow = { id: string; attempts: number; done_at: Date | null; failed_at: Date | null; last_error: string | null; run_at: Date; created_at: Date };
 
@@ -73,6 +73,56 @@ describe.each(BACKENDS)('job queue on %s', (backend) => {
     expect(Date.now() - started).toBeLessThan(900); // woken at once, not at the next poll
     expect(seen).toEqual([{ hello: 'world', n: 1 }]);
     expect((await jobRow(app, id!)).attempts).toBe(1);
+  });
+
+  it('runs a job of one lane at once while every slot of another lane is busy and hundreds more wait', async () => {
+    const app = await open();
+    const [slow, fast] = [newKind(), newKind()];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const lanes = new JobLanes({
+      lanes: [
+        { handlers: { [fast]: async () => {} }, concurrency: 2 },
+        { handlers: { [slow]: () => released }, concurrency: 2 },
+      ],
+      jobs: app.services.store.jobs,
+      log: app.services.log,
+      options: { ...DEFAULT_WORKER_OPTIONS, retryBaseMs: 50 },
+    });
+    lanes.start();
+    try {
+      await app.services.store.jobs.enqueue(Array.from({ length: 300 }, (_, n) => ({ kind: slow, payload: { n } })));
+      await sleep(100);
+      const started = Date.now();
+      const [id] = await app.services.store.jobs.enqueue({ kind: fast, payload: {} });
+      await eventually(async () => ((await jobRow(app, id!)).done_at ? true : undefined), 5000, 'fast job done');
+      expect(Date.now() - started).toBeLessThan(500);
+    } finally {
+      release();
+      await lanes.stop();
+    }
+  });
+
+  it('enqueues a job with a dedupe key once, whoever enqueues it at the same moment', async () => {
+    const app = await open();
+    const kind = newKind();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        app.services.store.jobs.enqueue([
+          { kind, payload: { n }, dedupeKey: 'one' },
+          { kind, payload: { n }, dedupeKey: 'one' },
+        ]),
+      ),
+    );
+    expect(results.flat()).toHaveLength(1);
+    expect(await app.services.store.jobs.enqueue({ kind, payload: {}, dedupeKey: 'two' })).toHaveLength(1);
+    expect(await app.services.store.jobs.enqueue({ kind: newKind(), payload: {}, dedupeKey: 'one' })).toHaveLength(1); // keys are per kind
+    const [{ count }] = (await app.services.store.sql.query<{ count: number }>(`select count(*)::int as count from jobs where kind = $1`, [kind])) as [
+      { count: number },
+    ];
+    expect(count).toBe(2);
   });
 
   it('retries a failing job with backoff until it succeeds, keeping the last error meanwhile', async () => {

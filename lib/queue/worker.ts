@@ -1,7 +1,8 @@
-// The worker that runs the queue's jobs on this instance: started with the services, stopped on
-// shutdown. It claims due jobs of the kinds it has handlers for (FOR UPDATE SKIP LOCKED, so
-// instances never take the same job), runs them concurrently, and records each outcome with the
-// lease token of its attempt, so an attempt that outlived its lease cannot overwrite a newer one.
+// The workers that run the queue's jobs on this instance, one per lane (JobLanes): started with
+// the services, stopped on shutdown. Each claims due jobs of the kinds it has handlers for (FOR
+// UPDATE SKIP LOCKED, so instances never take the same job), runs them concurrently in its own
+// slots, and records each outcome with the lease token of its attempt, so an attempt that
+// outlived its lease cannot overwrite a newer one.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimedJob, Jobs } from '../db/jobs';
@@ -67,8 +68,14 @@ export class JobWorker {
   private readonly log: Logger;
   private readonly options: WorkerOptions;
 
-  /** `jobs`: the table it claims from; a job enqueued through it wakes this worker at once. */
-  constructor(setup: { handlers: TaskList; jobs: Jobs; log: Logger; options: WorkerOptions }) {
+  private readonly purges: boolean;
+
+  /**
+   * `jobs`: the table it claims from; a job enqueued through it wakes this worker at once.
+   * `purges`: whether this worker deletes old jobs now and then (one worker per instance is enough).
+   */
+  constructor(setup: { handlers: TaskList; jobs: Jobs; log: Logger; options: WorkerOptions; purges?: boolean }) {
+    this.purges = setup.purges ?? true;
     this.handlers = setup.handlers;
     this.kinds = Object.keys(setup.handlers);
     this.jobs = setup.jobs;
@@ -196,7 +203,7 @@ export class JobWorker {
   }
 
   private async purgeNowAndThen(): Promise<void> {
-    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    if (!this.purges || Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = Date.now();
     try {
       await this.jobs.purge(KEEP_DONE_MS, KEEP_FAILED_MS);
@@ -218,5 +225,41 @@ export class JobWorker {
     await Promise.race([Promise.all(inFlight.map((job) => job.done)), grace]);
     for (const job of this.running.values()) job.abort.abort(new Error('the service is stopping'));
     await Promise.all([...this.running.values()].map((job) => job.done));
+  }
+}
+
+/** A lane of the queue: the kinds it runs (its handlers) and the jobs it runs at once on this instance. */
+export type Lane = { handlers: TaskList; concurrency: number };
+
+/**
+ * The queue's workers on this instance, one per lane. Each claims only its own lane's kinds into
+ * its own slots, so a backlog in one lane (thousands of webhook deliveries to a receiver taking
+ * seconds each) never waits in front of another's jobs (a push after a pass changed): those are
+ * claimed as soon as they are enqueued, whatever the other lanes hold. The semantics of each lane
+ * are the worker's: leases, retries, at least once.
+ */
+export class JobLanes {
+  private readonly workers: JobWorker[];
+
+  constructor(setup: { lanes: Lane[]; jobs: Jobs; log: Logger; options: Omit<WorkerOptions, 'concurrency'> }) {
+    this.workers = setup.lanes.map(
+      (lane, index) =>
+        new JobWorker({
+          handlers: lane.handlers,
+          jobs: setup.jobs,
+          log: setup.log,
+          options: { ...setup.options, concurrency: lane.concurrency },
+          purges: index === 0,
+        }),
+    );
+  }
+
+  start(): void {
+    for (const worker of this.workers) worker.start();
+  }
+
+  /** Stops every lane at once: each lets its jobs under way finish (briefly) and hands the rest back. */
+  async stop(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.stop()));
   }
 }

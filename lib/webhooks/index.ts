@@ -80,16 +80,30 @@ export function webhookEventJobs(config: Pick<Config, 'webhook'>, type: WebhookE
   return [{ kind: WEBHOOK_JOB, payload }];
 }
 
-/** Enqueues one event that follows no change of its own (pass.scanned): a no-op when WEBHOOK_URL is unset. */
+/**
+ * Enqueues one event that follows no change of its own (pass.scanned): a no-op when WEBHOOK_URL is
+ * unset. `dedupeKey`: the event is dropped when one with this key was enqueued before.
+ */
 export async function enqueueWebhookEvent(
   deps: { config: Pick<Config, 'webhook'>; store: { jobs: Pick<Jobs, 'enqueue'> } },
   type: WebhookEventType,
   data: WebhookEventData,
   at: Date,
+  dedupeKey?: string,
 ): Promise<void> {
-  const jobs = webhookEventJobs(deps.config, type, data, at);
+  const jobs = webhookEventJobs(deps.config, type, data, at).map((job) => (dedupeKey === undefined ? job : { ...job, dedupeKey }));
   if (jobs.length > 0) await deps.store.jobs.enqueue(jobs);
 }
+
+/**
+ * pass.scanned is coalesced to one per serial per minute of the clock (00 to 59 s): a scan is
+ * unauthenticated and free to repeat, so its events must cost a bounded number of deliveries
+ * however often a serial is scanned.
+ */
+export const SCANNED_EVENT_PERIOD_MS = 60_000;
+
+/** The dedupe key of a pass.scanned event of `serialNumber` at `atMs`: the same for every scan in one period. */
+export const scannedEventKey = (serialNumber: string, atMs: number) => `pass.scanned:${serialNumber}:${Math.floor(atMs / SCANNED_EVENT_PERIOD_MS)}`;
 
 /** How long one delivery attempt may take: well inside the queue's lease. */
 const SEND_TIMEOUT_MS = 10_000;

@@ -246,6 +246,16 @@ describe('the document matches what the route handlers answer', () => {
       ['DELETE', registration, await app.fetch(registrationPath, { ip: '198.51.100.1', method: 'DELETE' })],
       ['POST', `${PASSKIT}/log`, await app.fetch(`${PASSKIT}/log`, { ip: '198.51.100.1', method: 'POST', headers: json, body: '{"logs":[]}' })],
     ] as const;
+    // The scanner check counts too, JSON and page, before the serial is looked up.
+    const check = await app.fetch('/api/v1/passes/verify?serial=00000000-0000-4000-8000-000000000000', { ip: '198.51.100.1' });
+    expect(check.status).toBe(429);
+    expect(check.headers.get('retry-after')).toMatch(/^\d+$/);
+    await checker.check('GET', '/api/v1/passes/verify', check);
+    const page = await app.fetch('/verify?serial=00000000-0000-4000-8000-000000000000', { ip: '198.51.100.1' });
+    expect(page.status).toBe(429);
+    expect(page.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    await checker.check('GET', '/verify', page);
     for (const [method, path, response] of limited) {
       expect(response.status).toBe(429);
       expect(response.headers.get('retry-after')).toMatch(/^\d+$/);

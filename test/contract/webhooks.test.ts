@@ -105,12 +105,35 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     expect(eventsFor(serial, 'pass.created')).toHaveLength(1);
   });
 
-  it('pass.scanned when the scanner check (JSON or page) answers for a real serial, not for an unknown one', async () => {
+  it('pass.scanned when the scanner check (JSON or page) answers for a real serial, not for an unknown one; at most one per serial per minute', async () => {
     const { serial } = await claim();
-    expect((await app.fetch(`/api/v1/passes/verify?serial=${serial}`)).status).toBe(200);
-    expect((await app.fetch(`/verify?serial=${serial}`)).status).toBe(200);
+    const other = await claim();
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect((await app.fetch(`/api/v1/passes/verify?serial=${unknown}`)).status).toBe(404);
+    const scannedJobs = (forSerial: string) =>
+      app.services.store.sql.query<{ id: string }>(
+        `select id from jobs where kind = 'webhook' and payload->>'type' = 'pass.scanned' and payload->'data'->>'serialNumber' = $1`,
+        [forSerial],
+      );
+    try {
+      // 300 scans of one serial, 50 at a time: one event for the minute, whoever raced.
+      for (let round = 0; round < 6; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => app.fetch(i % 2 ? `/verify?serial=${serial}` : `/api/v1/passes/verify?serial=${serial}`)),
+        );
+        for (const answer of answers) expect(answer.status).toBe(200);
+      }
+      expect((await app.fetch(`/api/v1/passes/verify?serial=${other.serial}`)).status).toBe(200);
+      expect((await app.fetch(`/api/v1/passes/verify?serial=${unknown}`)).status).toBe(404);
+      expect(await scannedJobs(serial)).toHaveLength(1);
+      expect(await scannedJobs(other.serial)).toHaveLength(1);
+      // A minute later, the next scan is an event again.
+      app.clock.advance(61_000);
+      expect((await app.fetch(`/verify?serial=${serial}`)).status).toBe(200);
+      expect((await app.fetch(`/verify?serial=${serial}`)).status).toBe(200);
+      expect(await scannedJobs(serial)).toHaveLength(2);
+    } finally {
+      app.clock.reset();
+    }
     const scanned = await eventually(
       async () => {
         const found = eventsFor(serial, 'pass.scanned');
@@ -121,6 +144,7 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     );
     expect(scanned[0]!.event.data).toEqual({ serialNumber: serial, publicKey: expect.any(String), walletType: 'Solflare' });
     await allDelivered();
+    expect(eventsFor(serial, 'pass.scanned')).toHaveLength(2);
     expect(eventsFor(unknown)).toEqual([]);
   });
 

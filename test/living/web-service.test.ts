@@ -4,15 +4,17 @@
 // change (voided, restored) rebuilds the file that /download and the web service serve. The bounds
 // on a pass's devices (the cap, the rate limit, tokens APNs refuses) push to the APNs stand-in from
 // this process, its client given the stand-in's CA; pushes from a server process are ./device.test.ts's.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApnsClient } from '@/lib/passes/apns';
 import { tokenHash } from '@/lib/passes/authentication-token';
 import { restorePass, voidPass } from '@/lib/passes/lifecycle';
+import { newWebhookMessageId, WEBHOOK_JOB } from '@/lib/webhooks';
 import { BACKENDS, TestApp } from '../support/app';
 import { inspectPkpass } from '../support/pkpass';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { createCertificateAuthority, issuePassTypeCertificate } from '../support/stand-ins/certificates';
+import { newWebhookSecret, WebhookReceiver } from '../support/stand-ins/webhook-receiver';
 import { device, installPass, PASSKIT } from './support';
 
 const BASE = 'https://passes.example.com';
@@ -350,5 +352,51 @@ describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
     expect((await registrations(installed.serialNumber)).map((row) => row.push_token)).toEqual([good]);
     const reasons = (await unregisteredEvents(installed.serialNumber)).map((event) => event.data.reason);
     expect(reasons).toEqual(['push_token_gone', 'push_token_gone']);
+  });
+});
+
+describe.each(BACKENDS)('pushes beside a webhook backlog on %s', (backend) => {
+  const topicCa = createCertificateAuthority('Test WWDR CA');
+  let app: TestApp;
+  let apns: ApnsStandIn;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    apns = await ApnsStandIn.start();
+    receiver = await WebhookReceiver.start();
+    receiver.delayMs = 1000;
+    app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE, APNS_URL: apns.url, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: newWebhookSecret() });
+    const topic = app.services.living.passTypeIdentifier;
+    const client = issuePassTypeCertificate(topicCa, topic);
+    app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+  });
+  afterAll(async () => {
+    await app.close();
+    await receiver.close();
+    await apns.close();
+  });
+
+  it('pushes a change within a second while 200+ deliveries wait on a receiver taking 1 s each', async () => {
+    const installed = await installPass(app);
+    const phone = device(app, installed);
+    expect((await phone.register(pushToken())).status).toBe(201);
+    await voidPass(app.services, installed.serialNumber, 'lost');
+    await apns.waitForPushes(1);
+    // Scans of 240 different serials: deliveries queued in front of the next change.
+    const scans = Array.from({ length: 240 }, () => ({
+      kind: WEBHOOK_JOB,
+      payload: {
+        id: newWebhookMessageId(),
+        type: 'pass.scanned',
+        timestamp: new Date().toISOString(),
+        data: { serialNumber: randomUUID(), publicKey: installed.wallet.publicKey, walletType: 'Generic' },
+      },
+    }));
+    await app.services.store.jobs.enqueue(scans);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the webhook slots are all taken
+    const before = apns.pushes.length;
+    const restoredAt = Date.now();
+    await restorePass(app.services, installed.serialNumber);
+    const pushes = await apns.waitForPushes(before + 1, 5_000);
+    expect(pushes.at(-1)!.at.getTime() - restoredAt).toBeLessThan(1000);
   });
 });

@@ -1,9 +1,10 @@
 // The pass files and the check at the door: the .pkpass download, the Google Wallet link, and the
 // scanner check as JSON and as its HTML page.
 import { getGoogleSaveUrl, getPassFile, verifyPass } from '../../claims';
+import type { AppError } from '../../errors';
 import { type Endpoint, endpoint } from '../endpoint';
 import { matchesEtag } from '../etag';
-import { verifyPageReply } from '../verify-page';
+import { type VerifyOutcome, verifyPageReply } from '../verify-page';
 import { downloadQuerySchema, googleSaveResponseSchema, passCheckSchema, verifyQuerySchema } from './passes.schemas';
 
 export const PASS_ENDPOINTS: readonly Endpoint[] = [
@@ -58,6 +59,9 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
       'download id, so it gives no access to the pass file.',
     query: verifyQuerySchema,
     invalidExample: { serial: 'not-a-serial' },
+    // Unauthenticated, and each answer for a real serial may enqueue a pass.scanned event: counted
+    // against the per-IP budget, before the serial is looked up.
+    rateLimited: true,
     responses: {
       200: { description: 'A pass this service issued.', json: passCheckSchema },
     },
@@ -95,20 +99,29 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
       '(green), issued here but voided (red, "Voided"), or not issued here (red), with its wallet address, ' +
       'wallet type and claim time. HTML, no script. The same as JSON: `GET /api/v1/passes/verify`.',
     query: verifyQuerySchema,
+    // As the JSON check: the same per-IP budget.
+    rateLimited: true,
     responses: {
       200: { description: 'Issued by this service: genuine and valid, or voided (shown in red, never as valid).', file: 'text/html' },
       404: { description: 'Not issued here: an unknown, malformed or missing serial.', file: 'text/html' },
+      429: {
+        description: 'Too many checks from this client (RATE_LIMIT_PER_MINUTE): scan again after Retry-After seconds.',
+        file: 'text/html',
+        headers: ['Retry-After'],
+      },
       503: { description: 'Cannot check right now: the database does not answer.', file: 'text/html' },
     },
     problems: [],
     page: {
-      answerError: (error) =>
-        verifyPageReply(
-          error.code === 'pass_not_found' || error.code === 'invalid_request'
-            ? { kind: 'not_issued' }
-            : { kind: 'unavailable', status: error.code === 'service_unavailable' ? 503 : 500 },
-        ),
+      answerError: (error) => verifyPageReply(pageOutcomeOf(error)),
     },
     handle: async ({ query }, { services }) => verifyPageReply({ kind: 'genuine', check: await verifyPass(services, query.serial) }),
   }),
 ];
+
+/** The page for a failed check: not issued here, checked too often, or cannot check now. */
+function pageOutcomeOf(error: AppError): VerifyOutcome {
+  if (error.code === 'pass_not_found' || error.code === 'invalid_request') return { kind: 'not_issued' };
+  if (error.code === 'rate_limited') return { kind: 'too_many', retryAfterSeconds: error.extra.retryAfterSeconds ?? 60 };
+  return { kind: 'unavailable', status: error.code === 'service_unavailable' ? 503 : 500 };
+}
