@@ -4,7 +4,7 @@
 // makes it stale, and a rebuild of the same version gives the same bytes (lib/passes/pkpass.ts).
 // Least recently used first out, bounded in bytes.
 
-/** The bytes of files kept at most: about 2,000 passes of the bundled designs (~30 KB each). */
+/** The bytes of files kept at most: about 5,000 passes of the bundled designs (~12 KB each). */
 export const PASS_FILE_CACHE_BYTES = 64 * 1024 * 1024;
 
 export type CachedPassFile = { version: string; lastModified: Date; pkpass: Buffer; etag: string };
