@@ -166,7 +166,7 @@ describe.each(BACKENDS)('the PassKit web service on %s', (backend) => {
     expect(download.headers.get('etag')).not.toBe(before.headers.get('etag'));
     expect(download.headers.get('etag')).toBe(fetched.headers.get('etag'));
     expect(inspectPkpass(Buffer.from(await download.arrayBuffer())).passJson.voided).toBe(true);
-    // Unchanged since: the stored bytes again, and a 304 for the old ETag's successor.
+    // Unchanged since: the same bytes again, and a 304 for the old ETag's successor.
     expect((await app.fetch(downloadPath, { headers: { 'if-none-match': download.headers.get('etag')! } })).status).toBe(304);
 
     await restorePass(app.services, serial);
