@@ -177,6 +177,24 @@ describe.each(BACKENDS)('the PassKit web service on %s', (backend) => {
     expect(restoredPass.opensslVerify().ok).toBe(true);
   });
 
+  it('serves a changed pass byte for byte the same after a restart, though its file is kept in memory only', async () => {
+    const installed = await installedPass();
+    const { passTypeIdentifier: type, serialNumber: serial, authenticationToken: token } = installed;
+    const downloadPath = new URL(installed.downloadUrl).pathname + new URL(installed.downloadUrl).search;
+    await voidPass(app.services, serial, 'lost');
+    const first = await latest(type, serial, token);
+    const bytes = Buffer.from(await first.arrayBuffer());
+    await app.restart();
+    const again = await latest(type, serial, token);
+    expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(again.headers.get('last-modified')).toBe(first.headers.get('last-modified'));
+    const download = await app.fetch(downloadPath);
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    const [row] = await app.services.store.sql.query<Record<string, unknown>>(`select * from passes where serial_number = $1`, [serial]);
+    expect(Object.values(row!).some((value) => Buffer.isBuffer(value) || value instanceof Uint8Array)).toBe(false);
+  });
+
   it('says in the scanner check whether the pass is valid now', async () => {
     const installed = await installedPass();
     const check = async () => (await app.fetch(`/api/v1/passes/verify?serial=${installed.serialNumber}`)).json();
