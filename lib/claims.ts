@@ -6,7 +6,7 @@ import type { ClaimBody } from './api/endpoints/claims.schemas';
 import type { PassCheck } from './api/endpoints/passes.schemas';
 import type { Clock } from './clock';
 import type { Config } from './config';
-import { findPass, findPassWithFile, setDownloadIdHash } from './db/passes';
+import { findPass, setDownloadIdHash } from './db/passes';
 import type { Store } from './db/store';
 import { type EligibilityDeps, requireEligible } from './eligibility/gate';
 import { AppError } from './errors';
@@ -192,14 +192,14 @@ export type PassFile = { pkpass: Buffer; etag: string; filename: string };
 const passNotFound = () => new AppError('pass_not_found', 'No pass has this id.');
 
 /**
- * The current .pkpass of a download id: built on first download and after every change of the
- * pass, otherwise served byte-identical from storage (lib/passes/living.ts).
+ * The current .pkpass of a download id: the same bytes on every download until the pass changes
+ * (lib/passes/living.ts).
  */
 export async function getPassFile(
-  services: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
+  services: { living: Pick<Living, 'tokenKey' | 'files'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
   passId: string,
 ): Promise<PassFile & { lastModified: Date }> {
-  const pass = await findPassWithFile(services.store.sql, { downloadIdHash: lookupHash(asDownloadId(passId)) });
+  const pass = await findPass(services.store.sql, { downloadIdHash: lookupHash(asDownloadId(passId)) });
   if (!pass) throw passNotFound();
   return currentPassFile(services, pass);
 }

@@ -43,7 +43,7 @@ const WARM_UP_CLAIMS = Math.min(MAX_CLAIMS, SHORT ? 500 : 10_000);
 /** Claims issued for a route-handler run: more than 10 s of claims at its rate. */
 const ROUTE_HANDLER_CLAIMS = Math.min(MAX_CLAIMS, SHORT ? 2_000 : 15_000);
 
-/** A pass's first download builds and signs its file (lib/passes); every later one serves the stored bytes. */
+/** A pass's first download builds and signs its file (lib/passes); every later one serves the bytes kept in memory. */
 const FIRST_DOWNLOAD = 'first download (builds the pass)';
 
 type Row = {
@@ -250,7 +250,7 @@ async function benchService(run: string, runner: Runner, port: number, env: Reco
     const afterClaims = server.rssBytes();
 
     progress(`${run}: download`);
-    // Stored: the first download built and stored each pass's file; later ones serve those bytes.
+    // Built: the first download built each pass's file and kept it in memory; later ones serve those bytes.
     const stored = downloadPaths.slice(0, 100);
     for (const p of stored) await fetch(`${server.baseUrl}${p}`).then((r) => r.arrayBuffer());
     let storedNext = 0;

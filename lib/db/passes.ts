@@ -1,7 +1,9 @@
 // The `passes` table: its row type, its one column list, and every statement on it but the claim's
 // insert (one statement with the message it uses: lib/db/store.ts). Every rule that could race is
 // one statement: a change applies only to the version of the pass it was computed from, and a
-// rebuilt file replaces the stored one only if it was built for the pass's current version.
+// rebuilt file is recorded only if it was built for the pass's current version. The file's bytes
+// are never stored (they hold the pass's authentication token): only what a rebuild needs to give
+// the same bytes again, its Last-Modified (the signing time), and its ETag.
 //
 // A pass's version is its updated_at as microseconds since the epoch in text (sql.ts, VERSION_OF).
 import type { SerialNumber } from '../passes/ids';
@@ -10,7 +12,7 @@ import { AT_VERSION, asDate, asOptionalDate, onlyRow, type Queryable, VERSION_OF
 
 export type PassStatus = 'active' | 'voided';
 
-/** A row of `passes`, without its file's bytes (PassWithFile has them). */
+/** A row of `passes`. */
 export type Pass = {
   serialNumber: SerialNumber;
   /** SHA-256 (hex) of the download id: what /download looks up. */
@@ -30,17 +32,15 @@ export type Pass = {
   version: string;
   authTokenHash: string | null;
   pkpassEtag: string | null;
-  /** The version the stored file was built for (null: none, or built before passes lived). */
+  /** The version the recorded file was built for (null: none, or built before passes lived). */
   pkpassBuiltFor: string | null;
-  /** The file's Last-Modified (whole seconds). */
+  /** The file's Last-Modified and the signing time in its signature (whole seconds). */
   pkpassModifiedAt: Date | null;
   /** When Google's API confirmed the pass's Generic object exists. */
   googleObjectAt: Date | null;
   /** When a save link was first handed out (the object may exist then, made by Google on save). */
   googleLinkedAt: Date | null;
 };
-
-export type PassWithFile = Pass & { pkpass: Buffer | null };
 
 /** What a claim stores of a new pass (the other columns take their defaults). */
 export type NewPass = Pick<Pass, 'serialNumber' | 'downloadIdHash' | 'publicKey' | 'walletType' | 'claimedAt'>;
@@ -75,8 +75,6 @@ const toPass = (row: PassRowOut): Pass => ({
   googleLinkedAt: asOptionalDate(row.googleLinkedAt),
 });
 
-const toPassWithFile = (row: PassRowOut & { pkpass: Uint8Array | null }): PassWithFile => ({ ...toPass(row), pkpass: row.pkpass && Buffer.from(row.pkpass) });
-
 /** How a pass is looked up: by its public serial, or by the hash of its secret download id. */
 export type PassKey = { serialNumber: SerialNumber } | { downloadIdHash: string };
 
@@ -87,12 +85,6 @@ export async function findPass(db: Queryable, key: PassKey): Promise<Pass | unde
   const { where, value } = keyCondition(key);
   const [row] = await db.query<PassRowOut>(`select ${PASS_COLUMNS} from passes p where ${where}`, [value]);
   return row && toPass(row);
-}
-
-export async function findPassWithFile(db: Queryable, key: PassKey): Promise<PassWithFile | undefined> {
-  const { where, value } = keyCondition(key);
-  const [row] = await db.query<PassRowOut & { pkpass: Uint8Array | null }>(`select ${PASS_COLUMNS}, p.pkpass from passes p where ${where}`, [value]);
-  return row && toPassWithFile(row);
 }
 
 /** The pass of a wallet (one per wallet: the unique key on public_key). */
@@ -111,29 +103,46 @@ export async function setDownloadIdHash(db: Queryable, serialNumber: SerialNumbe
 }
 
 /**
- * Keeps a file built for `version` if that is still the pass's version and no file of it is
- * stored yet; either way returns what is stored now. Its Last-Modified is the version's second,
- * or one second past the previous file's when that is later: If-Modified-Since has whole
- * seconds, and two versions within one second must not share a date (the second would be
- * answered 304 to a device holding the first).
+ * Records a file built for `version` if that is still the pass's version and no file of it is
+ * recorded yet; either way returns the pass as it is now. `lastModified` is the one the file was
+ * signed with: passFileLastModified() of the pass as read.
  */
 export async function savePassFile(
   db: Queryable,
   serialNumber: SerialNumber,
   version: string,
-  file: { pkpass: Buffer; etag: string; authTokenHash: string },
-): Promise<PassWithFile> {
+  file: { etag: string; lastModified: Date; authTokenHash: string },
+): Promise<Pass> {
   await db.query(
-    `update passes set pkpass = $3, pkpass_etag = $4, auth_token_hash = coalesce(auth_token_hash, $5),
-       pkpass_built_for = updated_at,
-       pkpass_modified_at = greatest(date_trunc('second', updated_at), coalesce(pkpass_modified_at + interval '1 second', '-infinity'))
-     where serial_number = $1 and updated_at = ${AT_VERSION('$2')}
-       and (pkpass_built_for is null or pkpass_built_for <> updated_at or pkpass is null)`,
-    [serialNumber, version, file.pkpass, file.etag, file.authTokenHash],
+    `update passes set pkpass_etag = $3, pkpass_modified_at = $4, auth_token_hash = coalesce(auth_token_hash, $5), pkpass_built_for = updated_at
+     where serial_number = $1 and updated_at = ${AT_VERSION('$2')} and (pkpass_built_for is null or pkpass_built_for <> updated_at)`,
+    [serialNumber, version, file.etag, file.lastModified.toISOString(), file.authTokenHash],
   );
-  const pass = await findPassWithFile(db, { serialNumber });
+  const pass = await findPass(db, { serialNumber });
   if (!pass) throw new Error('pass vanished while its file was saved');
   return pass;
+}
+
+/**
+ * The Last-Modified of the next file of a pass: its version's second, or one second past the
+ * previous file's when that is later. If-Modified-Since has whole seconds, and two versions within
+ * one second must not share a date (the second would be answered 304 to a device holding the first).
+ */
+export function passFileLastModified(pass: Pick<Pass, 'version' | 'pkpassModifiedAt'>): Date {
+  const versionSecond = Number(BigInt(pass.version) / 1_000_000n) * 1000;
+  return new Date(Math.max(versionSecond, pass.pkpassModifiedAt ? pass.pkpassModifiedAt.getTime() + 1000 : versionSecond));
+}
+
+/**
+ * Records the ETag of a rebuilt file of the recorded version, when it differs from the recorded one
+ * (the same pass built under other settings: another signing certificate, PUBLIC_BASE_URL).
+ */
+export async function savePassFileEtag(db: Queryable, serialNumber: SerialNumber, version: string, etag: string): Promise<void> {
+  await db.query(`update passes set pkpass_etag = $3 where serial_number = $1 and updated_at = ${AT_VERSION('$2')} and pkpass_built_for = updated_at`, [
+    serialNumber,
+    version,
+    etag,
+  ]);
 }
 
 /** Records that the pass's Google Wallet object exists (`created`), or only that a save link carrying it whole was handed out. */
@@ -283,7 +292,7 @@ export async function changePass(
 
 // ---- The operator's view of passes ----
 
-/** A pass as operators see it: never its download id nor its file. */
+/** A pass as operators see it: never its download id hash nor its file's. */
 export type OperatorPass = Pick<
   Pass,
   'serialNumber' | 'publicKey' | 'walletType' | 'claimedAt' | 'status' | 'voidReason' | 'expirationDate' | 'relevantDate' | 'updatedAt'

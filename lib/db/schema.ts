@@ -1,12 +1,7 @@
 // Tables. The atomic rules live here, where they cannot race: a message's single use is one
 // conditional UPDATE (see store.ts), and one pass per wallet is the unique key on public_key.
 import { sql } from 'drizzle-orm';
-import { bigserial, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-
-const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
-  dataType: () => 'bytea',
-  fromDriver: (value) => Buffer.from(value),
-});
+import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -47,8 +42,10 @@ export const passes = pgTable(
     publicKey: text('public_key').notNull().unique(),
     walletType: text('wallet_type').notNull(),
     claimedAt: instant('claimed_at').notNull(),
-    /** The signed .pkpass, built on first download and kept so the bytes (and ETag) never change. */
-    pkpass: bytea('pkpass'),
+    /**
+     * The ETag of the pass's current .pkpass. The file itself is not stored (it holds the
+     * authenticationToken): it is rebuilt, byte for byte, from the pass and pkpass_modified_at.
+     */
     pkpassEtag: text('pkpass_etag'),
     /** `active` or `voided` (lib/passes/lifecycle.ts). */
     status: text('status').notNull().default('active'),
@@ -63,9 +60,9 @@ export const passes = pgTable(
     // ---- Living passes (docs/living-passes.md) ----
     /** SHA-256 (hex) of the pass's authenticationToken (derived, never stored): set when its file is first built. */
     authTokenHash: text('auth_token_hash'),
-    /** The updated_at the stored pkpass was built for: when it differs, the next request rebuilds it. */
+    /** The updated_at the recorded file was built for: when it differs, the next request builds the new version's. */
     pkpassBuiltFor: instant('pkpass_built_for'),
-    /** The stored file's Last-Modified (whole seconds, later than the previous file's). */
+    /** The file's Last-Modified and its signature's signing time (whole seconds, later than the previous file's). */
     pkpassModifiedAt: instant('pkpass_modified_at'),
     /** When Google's API confirmed the pass's Generic object exists. */
     googleObjectAt: instant('google_object_at'),

@@ -1,9 +1,11 @@
 // Living passes: a pass that changes (voided, restored, its fields) reaches the phone. The current
-// .pkpass is rebuilt when the stored one was built for an older version of the pass; every device
-// registered for it gets an APNs push (one queued job each); its Google Wallet object is PATCHed.
+// .pkpass is built for the pass's current version, signed with that version's Last-Modified, so
+// every build of one version gives the same bytes; it is kept in memory only (./pass-file-cache.ts),
+// as it holds the pass's authentication token. Every device registered for the pass gets an APNs
+// push (one queued job each); its Google Wallet object is PATCHed.
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { markGoogle, type Pass, type PassWithFile, savePassFile } from '../db/passes';
+import { markGoogle, type Pass, passFileLastModified, savePassFile, savePassFileEtag } from '../db/passes';
 import type { Store } from '../db/store';
 import { isAppError } from '../errors';
 import type { Logger } from '../log';
@@ -14,10 +16,13 @@ import type { SigningMaterial } from './certificates';
 import type { PassContent } from './content';
 import { GoogleWalletApi } from './google-api';
 import { type GoogleWallet, googleObjectId, googleSaveUrl, googleSaveUrlOfObject } from './google-wallet';
+import { PassFileCache } from './pass-file-cache';
 import { buildPkpass, type PassIssuer, passFilename } from './pkpass';
 
 export type Living = {
   tokenKey: TokenKey;
+  /** The current files of recently served passes: never stored, they hold the token. */
+  files: PassFileCache;
   passTypeIdentifier: string;
   apns: ApnsClient;
   /** Set when Google Wallet is configured. */
@@ -35,6 +40,7 @@ export function createLiving(config: Config, signing: SigningMaterial, google: G
   });
   return {
     tokenKey: loadTokenKey(config.passkitTokenKey, config.dataDir),
+    files: new PassFileCache(),
     passTypeIdentifier: signing.passTypeIdentifier,
     apns,
     googleApi: google && config.google ? new GoogleWalletApi(google, { tokenUri: config.google.tokenUri, apiUrl: config.google.apiUrl }) : undefined,
@@ -59,31 +65,50 @@ export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent & { a
 
 export type CurrentFile = { pkpass: Buffer; etag: string; lastModified: Date; filename: string };
 
-/** How many times a rebuild is retried when the pass changes again while it is being built. */
+/** How many times a first build of a version is retried when the pass changes again while it is being built. */
 const REBUILD_ATTEMPTS = 3;
 
 /**
- * The pass's current .pkpass: the stored bytes when they were built for the pass's current
- * version (so an unchanged pass is byte-identical on every download), otherwise built and signed
- * now, kept, and served from then on. Concurrent rebuilds of one version keep the first.
+ * The pass's current .pkpass. Once a file of the pass's current version is recorded (its ETag and
+ * Last-Modified), it is rebuilt whenever this process does not have it in memory, signed with that
+ * Last-Modified: the same bytes on every download, on every instance, after every restart.
+ * Otherwise it is built for the current version and recorded; concurrent first builds of one
+ * version keep the first one recorded.
  */
 export async function currentPassFile(
-  deps: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
-  pass: PassWithFile,
+  deps: { living: Pick<Living, 'tokenKey' | 'files'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
+  pass: Pass,
 ): Promise<CurrentFile> {
-  const { living } = deps;
+  const { living, store } = deps;
   let current = pass;
   for (let attempt = 0; ; attempt++) {
-    if (current.pkpass && current.pkpassEtag && current.pkpassModifiedAt && current.pkpassBuiltFor === current.version) {
-      return { pkpass: current.pkpass, etag: current.pkpassEtag, lastModified: current.pkpassModifiedAt, filename: filenameOf(current) };
+    const { serialNumber, version } = current;
+    const recorded = current.pkpassBuiltFor === version ? current.pkpassModifiedAt : null;
+    if (recorded) {
+      const cached = living.files.get(serialNumber, version, recorded);
+      if (cached) return { pkpass: cached.pkpass, etag: cached.etag, lastModified: recorded, filename: filenameOf(current) };
+      const file = await buildFile(deps, current, recorded);
+      if (file.etag !== current.pkpassEtag) await savePassFileEtag(store.sql, serialNumber, version, file.etag);
+      living.files.set(serialNumber, { version, lastModified: recorded, pkpass: file.pkpass, etag: file.etag });
+      return { pkpass: file.pkpass, etag: file.etag, lastModified: recorded, filename: filenameOf(current) };
     }
     if (attempt === REBUILD_ATTEMPTS) throw new Error('the pass kept changing while its file was rebuilt');
-    const content = passContentOf(current, living.tokenKey);
-    const pkpass = await buildPkpass(content, deps.issuer);
-    const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
-    const file = { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken) };
-    current = await savePassFile(deps.store.sql, current.serialNumber, current.version, file);
+    const lastModified = passFileLastModified(current);
+    const file = await buildFile(deps, current, lastModified);
+    current = await savePassFile(store.sql, serialNumber, version, { etag: file.etag, lastModified, authTokenHash: file.authTokenHash });
+    if (current.pkpassBuiltFor === version && current.pkpassModifiedAt?.getTime() === lastModified.getTime() && current.pkpassEtag === file.etag) {
+      living.files.set(serialNumber, { version, lastModified, pkpass: file.pkpass, etag: file.etag });
+      return { pkpass: file.pkpass, etag: file.etag, lastModified, filename: filenameOf(current) };
+    }
   }
+}
+
+/** The signed file of the pass as it is, signed at `signingTime`: a pure function of the pass, the issuer and that time. */
+async function buildFile(deps: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer }, pass: Pass, signingTime: Date) {
+  const content = passContentOf(pass, deps.living.tokenKey);
+  const pkpass = await buildPkpass(content, deps.issuer, signingTime);
+  const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
+  return { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken) };
 }
 
 function filenameOf(pass: Pass): string {

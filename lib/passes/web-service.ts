@@ -3,7 +3,7 @@
 // version of one, unregisters, and reports errors to the log endpoint. Apple's reference and what
 // was decided where it is silent: docs/living-passes.md.
 import type { Config } from '../config';
-import { findPassWithFile, type PassWithFile } from '../db/passes';
+import { findPass, type Pass } from '../db/passes';
 import { register, serialsUpdatedSince, unregister } from '../db/registrations';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
@@ -19,7 +19,7 @@ export type PassKitDeps = {
   config: Pick<Config, 'webhook' | 'devicesPerPass'>;
   log: Logger;
   store: Pick<Store, 'sql' | 'jobs'>;
-  living: Pick<Living, 'passTypeIdentifier' | 'tokenKey'>;
+  living: Pick<Living, 'passTypeIdentifier' | 'tokenKey' | 'files'>;
   issuer: PassIssuer;
 };
 
@@ -27,9 +27,9 @@ export type PassKitDeps = {
 const unauthorized = () => new AppError('unauthorized', 'The Authorization header does not carry this pass’s authentication token (ApplePass <token>).');
 
 /** The pass, if the request carries its authentication token and names its pass type. */
-async function authorizedPass(deps: PassKitDeps, passTypeIdentifier: string, serialNumber: SerialNumber, authorization: string | null): Promise<PassWithFile> {
+async function authorizedPass(deps: PassKitDeps, passTypeIdentifier: string, serialNumber: SerialNumber, authorization: string | null): Promise<Pass> {
   if (passTypeIdentifier !== deps.living.passTypeIdentifier) throw unauthorized();
-  const pass = await findPassWithFile(deps.store.sql, { serialNumber });
+  const pass = await findPass(deps.store.sql, { serialNumber });
   // A pass whose file was never built has no stored hash yet: no device can hold its token.
   if (!pass || !authorizes(authorization, pass.authTokenHash)) throw unauthorized();
   return pass;
