@@ -117,10 +117,15 @@ export async function serialsUpdatedSince(
   return { serialNumbers: rows.map((row) => row.serialNumber), lastUpdated };
 }
 
-export function registrationsOf(db: Queryable, serialNumber: SerialNumber): Promise<Registration[]> {
+/**
+ * The pass's newest `limit` registrations (DEVICES_PER_PASS): registrations racing each other can
+ * leave more rows for a moment (each statement sees the table as it started; the next one trims
+ * them), and a change never pushes more devices than the cap.
+ */
+export function registrationsOf(db: Queryable, serialNumber: SerialNumber, limit: number): Promise<Registration[]> {
   return db.query<Registration>(
     `select device_library_identifier as "deviceLibraryIdentifier", push_token as "pushToken"
-     from device_registrations where serial_number = $1 order by created_at, device_library_identifier`,
-    [serialNumber],
+     from device_registrations where serial_number = $1 order by created_at desc, device_library_identifier limit $2`,
+    [serialNumber, limit],
   );
 }

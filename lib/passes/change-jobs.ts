@@ -26,7 +26,11 @@ type ApnsPush = { serialNumber: SerialNumber; deviceLibraryIdentifier: string; p
 type GoogleObjectSync = { serialNumber: SerialNumber };
 
 /** What the handlers of a change need. */
-export type ChangeJobsDeps = { config: Pick<Config, 'webhook'>; store: Pick<Store, 'sql' | 'jobs'>; living: Pick<Living, 'apns' | 'googleApi' | 'tokenKey'> };
+export type ChangeJobsDeps = {
+  config: Pick<Config, 'webhook' | 'devicesPerPass'>;
+  store: Pick<Store, 'sql' | 'jobs'>;
+  living: Pick<Living, 'apns' | 'googleApi' | 'tokenKey'>;
+};
 
 /** Reasons of a 400 that say the request itself is bad: retrying will not change the answer (a bad token is 'gone'). */
 const HOPELESS_REASONS = new Set(['MissingDeviceToken']);
@@ -40,7 +44,7 @@ export const changeTasks = (deps: ChangeJobsDeps): TaskList => ({
 
 async function passChanged(deps: ChangeJobsDeps, payload: PassChanged): Promise<void> {
   const serialNumber = asSerialNumber(payload.serialNumber);
-  const registrations = await registrationsOf(deps.store.sql, serialNumber);
+  const registrations = await registrationsOf(deps.store.sql, serialNumber, deps.config.devicesPerPass);
   const pass = deps.living.googleApi ? await findPass(deps.store.sql, { serialNumber }) : undefined;
   await deps.store.jobs.enqueue([
     ...registrations.map(({ deviceLibraryIdentifier, pushToken }) => ({ kind: APNS_PUSH_JOB, payload: { serialNumber, deviceLibraryIdentifier, pushToken } })),

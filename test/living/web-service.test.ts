@@ -376,6 +376,46 @@ describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('pushes within the device cap on %s', (backend) => {
+  const topicCa = createCertificateAuthority('Test WWDR CA');
+  let app: TestApp;
+  let apns: ApnsStandIn;
+  beforeAll(async () => {
+    apns = await ApnsStandIn.start();
+    app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE, APNS_URL: apns.url, DEVICES_PER_PASS: '3' });
+    const topic = app.services.living.passTypeIdentifier;
+    const client = issuePassTypeCertificate(topicCa, topic);
+    app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+  });
+  afterAll(async () => {
+    await app.close();
+    await apns.close();
+  });
+
+  it('pushes at most DEVICES_PER_PASS devices on a change, however many registrations raced past the cap', async () => {
+    const installed = await installPass(app);
+    const tokens = Array.from({ length: 20 }, () => randomBytes(32).toString('hex'));
+    const answers = await Promise.all(tokens.map((token) => device(app, installed).register(token)));
+    for (const answer of answers) expect(answer.status).toBe(201);
+    const pushed = () => apns.pushes.filter((push) => tokens.includes(push.token)).length;
+    const before = apns.pushes.length;
+    await voidPass(app.services, installed.serialNumber, 'lost');
+    await apns.waitForPushes(before + 3);
+    // Every push job of the change has run by now: none is left in the queue.
+    const deadline = Date.now() + 5_000;
+    const pending = async () =>
+      (
+        await app.services.store.sql.query<{ n: number }>(
+          `select count(*)::int as n from jobs where kind = 'apns.push' and done_at is null and failed_at is null and payload->>'serialNumber' = $1`,
+          [installed.serialNumber],
+        )
+      )[0]?.n ?? 0;
+    while ((await pending()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await pending()).toBe(0);
+    expect(pushed()).toBe(3);
+  });
+});
+
 describe.each(BACKENDS)('pushes beside a webhook backlog on %s', (backend) => {
   const topicCa = createCertificateAuthority('Test WWDR CA');
   let app: TestApp;
