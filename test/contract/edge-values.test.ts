@@ -28,13 +28,7 @@ describe.each(BACKENDS)('edge values on %s', (backend) => {
         },
       }),
     );
-    const { message } = (await (await app.fetch(`/api/v1/operator/sessions/init?publicKey=${operator.publicKey}`)).json()) as { message: string };
-    const session = await app.fetch('/api/v1/operator/sessions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message, signature: operator.sign(message), publicKey: operator.publicKey }),
-    });
-    token = ((await session.json()) as { token: string }).token;
+    token = await app.operatorToken(operator);
   });
   afterAll(() => app.close());
 

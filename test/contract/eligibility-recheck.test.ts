@@ -152,13 +152,7 @@ describe('eligibility re-check rounds', () => {
       expect(JSON.stringify(status)).not.toContain(invited);
 
       // The same through the operator API: signed in, and refused without a token.
-      const init = (await (await app.fetch(`/api/v1/operator/sessions/init?publicKey=${operator.publicKey}`)).json()) as { message: string };
-      const session = await app.fetch('/api/v1/operator/sessions', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ message: init.message, signature: operator.sign(init.message), publicKey: operator.publicKey }),
-      });
-      const { token } = (await session.json()) as { token: string };
+      const token = await app.operatorToken(operator);
       const answer = await app.fetch('/api/v1/operator/eligibility', { headers: { authorization: `Bearer ${token}` } });
       expect(answer.status).toBe(200);
       const body = (await answer.json()) as { policy: unknown; lastRound: { error: string; voided: number } };

@@ -271,8 +271,17 @@ describe('device webhook events', () => {
   });
 });
 
+/**
+ * Points the app's APNs client at the stand-in with a pass type certificate for its topic. This
+ * process does not trust the stand-in's certificate through NODE_EXTRA_CA_CERTS: the client is given the CA.
+ */
+function pushThroughStandIn(app: TestApp, apns: ApnsStandIn): void {
+  const topic = app.services.living.passTypeIdentifier;
+  const client = issuePassTypeCertificate(createCertificateAuthority('Test WWDR CA'), topic);
+  app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+}
+
 describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
-  const topicCa = createCertificateAuthority('Test WWDR CA');
   let app: TestApp;
   let apns: ApnsStandIn;
   beforeAll(async () => {
@@ -285,10 +294,7 @@ describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
       WEBHOOK_URL: 'http://127.0.0.1:9/hooks',
       WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
     });
-    // This process does not trust the stand-in's certificate through NODE_EXTRA_CA_CERTS: its client is given the CA.
-    const topic = app.services.living.passTypeIdentifier;
-    const client = issuePassTypeCertificate(topicCa, topic);
-    app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+    pushThroughStandIn(app, apns);
   });
   afterAll(async () => {
     await app.close();
@@ -377,15 +383,12 @@ describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
 });
 
 describe.each(BACKENDS)('pushes within the device cap on %s', (backend) => {
-  const topicCa = createCertificateAuthority('Test WWDR CA');
   let app: TestApp;
   let apns: ApnsStandIn;
   beforeAll(async () => {
     apns = await ApnsStandIn.start();
     app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE, APNS_URL: apns.url, DEVICES_PER_PASS: '3' });
-    const topic = app.services.living.passTypeIdentifier;
-    const client = issuePassTypeCertificate(topicCa, topic);
-    app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+    pushThroughStandIn(app, apns);
   });
   afterAll(async () => {
     await app.close();
@@ -417,7 +420,6 @@ describe.each(BACKENDS)('pushes within the device cap on %s', (backend) => {
 });
 
 describe.each(BACKENDS)('pushes beside a webhook backlog on %s', (backend) => {
-  const topicCa = createCertificateAuthority('Test WWDR CA');
   let app: TestApp;
   let apns: ApnsStandIn;
   let receiver: WebhookReceiver;
@@ -426,9 +428,7 @@ describe.each(BACKENDS)('pushes beside a webhook backlog on %s', (backend) => {
     receiver = await WebhookReceiver.start();
     receiver.delayMs = 1000;
     app = await TestApp.open(backend, { PUBLIC_BASE_URL: BASE, APNS_URL: apns.url, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: newWebhookSecret() });
-    const topic = app.services.living.passTypeIdentifier;
-    const client = issuePassTypeCertificate(topicCa, topic);
-    app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+    pushThroughStandIn(app, apns);
   });
   afterAll(async () => {
     await app.close();

@@ -98,6 +98,19 @@ export class TestApp {
     });
   }
 
+  /** Signs in as an operator wallet (one of OPERATOR_WALLETS); resolves with the session's bearer token. */
+  async operatorToken(wallet: TestWallet): Promise<string> {
+    const init = await this.fetch(`/api/v1/operator/sessions/init?publicKey=${wallet.publicKey}`);
+    const { message } = (await init.json()) as { message: string };
+    const session = await this.fetch('/api/v1/operator/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message, signature: wallet.sign(message), publicKey: wallet.publicKey }),
+    });
+    if (session.status !== 201) throw new Error(`operator sign-in answered ${session.status}: ${await session.text()}`);
+    return ((await session.json()) as { token: string }).token;
+  }
+
   /** init, sign, claim: the whole flow for one wallet. */
   async claimWith(wallet: TestWallet, options: { walletType?: string; layout?: Layout } = {}): Promise<Response> {
     const { message } = await this.init(wallet.publicKey);

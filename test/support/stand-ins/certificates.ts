@@ -2,8 +2,9 @@
 // client certificates it issues. Keys come from Node's native RSA generator (node-forge's own is
 // slow pure JavaScript); node-forge only writes the certificate structures, as
 // lib/passes/certificates.ts does for the development pass-signing chain.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import forge from 'node-forge';
+import { rsaKeyPair } from '../../../lib/passes/certificates';
 
 export type CertificateAuthority = {
   certPem: string;
@@ -21,18 +22,6 @@ export type SubjectAttribute = { shortName: string; value: string } | { type: st
 /** The OID of `UID`, where Apple puts the pass type identifier of a Pass Type ID certificate. */
 export const UID_OID = '0.9.2342.19200300.100.1.1';
 
-type RsaKeys = { pem: string; key: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey };
-
-function rsaKeys(): RsaKeys {
-  const { privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
-    publicKeyEncoding: { format: 'pem', type: 'spki' },
-  });
-  const key = forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
-  return { pem: privateKey, key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
-}
-
 // A leading 01 keeps the DER integer positive whatever the random bytes are.
 const serialNumber = () => `01${randomBytes(15).toString('hex')}`;
 
@@ -44,7 +33,7 @@ function setValidity(cert: forge.pki.Certificate, days: number): void {
 }
 
 export function createCertificateAuthority(commonName: string): CertificateAuthority {
-  const keys = rsaKeys();
+  const keys = rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serialNumber();
@@ -70,7 +59,7 @@ export type IssueOptions = {
 };
 
 export function issueCertificate(ca: CertificateAuthority, options: IssueOptions): IssuedCertificate {
-  const keys = rsaKeys();
+  const keys = rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serialNumber();
