@@ -85,12 +85,13 @@ export async function currentPassFile(
     const { serialNumber, version } = current;
     const recorded = current.pkpassBuiltFor === version ? current.pkpassModifiedAt : null;
     if (recorded) {
-      const cached = living.files.get(serialNumber, version, recorded);
-      if (cached) return { pkpass: cached.pkpass, etag: cached.etag, lastModified: recorded, filename: filenameOf(current) };
-      const file = await buildFile(deps, current, recorded);
-      if (file.etag !== current.pkpassEtag) await savePassFileEtag(store.sql, serialNumber, version, file.etag);
-      living.files.set(serialNumber, { version, lastModified: recorded, pkpass: file.pkpass, etag: file.etag });
-      return { pkpass: file.pkpass, etag: file.etag, lastModified: recorded, filename: filenameOf(current) };
+      const pass = current;
+      const file = await living.files.getOrBuild(serialNumber, version, recorded, async () => {
+        const built = await buildFile(deps, pass, recorded);
+        if (built.etag !== pass.pkpassEtag) await savePassFileEtag(store.sql, serialNumber, version, built.etag);
+        return built;
+      });
+      return { pkpass: file.pkpass, etag: file.etag, lastModified: recorded, filename: filenameOf(pass) };
     }
     if (attempt === REBUILD_ATTEMPTS) throw new Error('the pass kept changing while its file was rebuilt');
     const lastModified = passFileLastModified(current);

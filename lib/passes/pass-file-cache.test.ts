@@ -32,4 +32,25 @@ describe('PassFileCache', () => {
     expect(cache.get('d', '1', at)).toBeUndefined();
     expect(cache.size()).toEqual({ files: 2, bytes: 80 });
   });
+
+  it('builds a missing file once for requests that miss it together, keeps it, and builds again after a failed build', async () => {
+    const cache = new PassFileCache(1000);
+    let builds = 0;
+    let release: () => void = () => {};
+    const build = async () => {
+      builds++;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { pkpass: Buffer.alloc(10), etag: '"built"' };
+    };
+    const together = [1, 2, 3].map(() => cache.getOrBuild('a', '1', at, build));
+    release();
+    const files = await Promise.all(together);
+    expect(builds).toBe(1);
+    expect(new Set(files).size).toBe(1);
+    expect(cache.get('a', '1', at)?.etag).toBe('"built"');
+    await expect(cache.getOrBuild('b', '1', at, () => Promise.reject(new Error('signer down')))).rejects.toThrow('signer down');
+    expect((await cache.getOrBuild('b', '1', at, async () => ({ pkpass: Buffer.alloc(5), etag: '"b"' }))).etag).toBe('"b"');
+  });
 });

@@ -12,6 +12,8 @@ export type CachedPassFile = { version: string; lastModified: Date; pkpass: Buff
 export class PassFileCache {
   /** By serial number; a Map iterates in insertion order, so the first entry is the least recently used. */
   private readonly entries = new Map<string, CachedPassFile>();
+  /** Builds under way, by serial, version and Last-Modified: the devices a push wakes ask at once. */
+  private readonly building = new Map<string, Promise<CachedPassFile>>();
   private bytes = 0;
 
   constructor(private readonly maxBytes = PASS_FILE_CACHE_BYTES) {}
@@ -23,6 +25,28 @@ export class PassFileCache {
     this.entries.delete(serialNumber);
     this.entries.set(serialNumber, file);
     return file;
+  }
+
+  /**
+   * The file kept for this version and Last-Modified, else `build`'s, kept: requests that miss at
+   * the same time share one build (one RSA signature) rather than each signing the same bytes.
+   */
+  async getOrBuild(serialNumber: string, version: string, lastModified: Date, build: () => Promise<{ pkpass: Buffer; etag: string }>): Promise<CachedPassFile> {
+    const kept = this.get(serialNumber, version, lastModified);
+    if (kept) return kept;
+    const key = `${serialNumber} ${version} ${lastModified.getTime()}`;
+    let pending = this.building.get(key);
+    if (!pending) {
+      pending = build()
+        .then(({ pkpass, etag }) => {
+          const file = { version, lastModified, pkpass, etag };
+          this.set(serialNumber, file);
+          return file;
+        })
+        .finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    return pending;
   }
 
   set(serialNumber: string, file: CachedPassFile): void {
