@@ -17,7 +17,10 @@ import { asDownloadId, asSerialNumber, type DownloadId } from './passes/ids';
 import { currentPassFile, googleSaveLink, type Living } from './passes/living';
 import type { PassIssuer } from './passes/pkpass';
 import type { InitBudget } from './rate-limit';
-import { buildSignInFields, nonceOf, refusalErrors, refusalOf, renderSignInMessage, type SignInFields, verifySignInSignature } from './siws';
+import { type Program, findProgram } from './db/programs';
+import { openProgram, type ProgramDirectory, soldOut } from './programs/programs';
+import { DEFAULT_PROGRAM } from './programs/schema';
+import { buildSignInFields, claimedFieldsOf, refusalErrors, refusalOf, renderSignInMessage, type SignInFields, verifySignInSignature } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
 import { type EventPass, enqueueWebhookEvent, scannedEventKey, type WebhookEventType, webhookEventData, webhookEventJobs } from './webhooks';
 
@@ -33,12 +36,28 @@ function lookupHash(secret: string): string {
 export type IssuedMessage = SignInFields & { message: string };
 
 /** What issuing a message needs. */
-export type IssueDeps = EligibilityDeps & {
+export type IssueDeps = {
   config: Pick<Config, 'domain' | 'publicBaseUrl' | 'statement' | 'chainId' | 'nonceTtlSeconds'>;
   store: Pick<Store, 'insertMessage'>;
   initBudget: InitBudget;
   clock: Clock;
+  log: Logger;
+  programs: ProgramDirectory;
 };
+
+/**
+ * The Resources line of a program's messages: its claim page. The default program's messages have
+ * none, so their text is what it always was. A message names one program, and claims only it.
+ */
+export function programResource(config: Pick<Config, 'publicBaseUrl'>, slug: string): string[] {
+  return slug === DEFAULT_PROGRAM ? [] : [`${config.publicBaseUrl}/p/${slug}`];
+}
+
+/** Whether the program's policy lets `publicKey` claim (not_eligible or service_unavailable otherwise). */
+async function requireEligibleFor(services: { programs: ProgramDirectory; log: Logger }, program: Program, publicKey: string): Promise<void> {
+  const eligibility = services.programs.checkerOf(program);
+  if (eligibility) await requireEligible({ eligibility, log: services.log }, publicKey);
+}
 
 /** Takes one message from this instance's init budget, or refuses with rate_limited. */
 export async function spendInitBudget(initBudget: InitBudget): Promise<void> {
@@ -50,11 +69,13 @@ export async function spendInitBudget(initBudget: InitBudget): Promise<void> {
   }
 }
 
-export async function issueMessage(services: IssueDeps, publicKey: string): Promise<IssuedMessage> {
+export async function issueMessage(services: IssueDeps, publicKey: string, slug: string = DEFAULT_PROGRAM): Promise<IssuedMessage> {
   const { config, store } = services;
+  // Before anything is spent or stored: a program that takes no claims now gives nothing to sign,
+  // and neither does one whose policy the wallet does not meet.
+  const program = await openProgram(services, slug);
   await spendInitBudget(services.initBudget);
-  // Before anything is stored: a wallet that may not claim gets nothing to sign.
-  if (services.eligibility) await requireEligible(services, publicKey);
+  await requireEligibleFor(services, program, publicKey);
   const fields = buildSignInFields(
     {
       domain: config.domain,
@@ -62,6 +83,7 @@ export async function issueMessage(services: IssueDeps, publicKey: string): Prom
       statement: config.statement,
       chainId: config.chainId,
       ttlSeconds: config.nonceTtlSeconds,
+      resources: programResource(config, program.slug),
     },
     publicKey,
     new Date(services.clock.now()),
@@ -81,7 +103,9 @@ export async function issueMessage(services: IssueDeps, publicKey: string): Prom
 export type ClaimResult = { created: boolean; downloadUrl: string };
 
 /** What a claim needs. */
-export type ClaimDeps = EligibilityDeps & {
+export type ClaimDeps = {
+  log: Logger;
+  programs: ProgramDirectory;
   config: Pick<Config, 'webhook' | 'publicBaseUrl'>;
   store: Pick<Store, 'findMessage' | 'redeemMessage' | 'sql'>;
   /** The HMAC key download ids are derived under (lib/passes/download-id.ts). */
@@ -99,15 +123,19 @@ export type ClaimDeps = EligibilityDeps & {
  * goes the full way below, whose checks give every answer in the documented order.
  */
 export async function claimWalletPass(services: ClaimDeps, claim: ClaimBody): Promise<ClaimResult> {
-  const nonce = nonceOf(claim.message);
-  if (!nonce) throw notIssued();
-  const redemption = { nonceHash: lookupHash(nonce), publicKey: claim.publicKey, walletType: claim.walletType };
+  const claimed = claimedFieldsOf(claim.message);
+  if (!claimed) throw notIssued();
+  const slug = claim.program ?? DEFAULT_PROGRAM;
+  // A message names its program (Resources): one issued for another program never claims this one.
+  if (JSON.stringify(claimed.resources) !== JSON.stringify(programResource(services.config, slug))) throw notIssued();
+  const program = await openProgram(services, slug);
+  const redemption = { nonceHash: lookupHash(claimed.nonce), publicKey: claim.publicKey, walletType: claim.walletType, program: program.slug };
 
   // Verified once: the fast path needs the answer first, the full path reports it in its turn.
   const signed = verifySignInSignature(claim);
   // Checked again once the key holder is known, before the message is used or a pass written:
   // holdings may have changed since init. Without a policy this is one property read.
-  if (signed && services.eligibility) await requireEligible(services, claim.publicKey);
+  if (signed) await requireEligibleFor(services, program, claim.publicKey);
   if (signed) {
     const outcome = await redeem(services, { ...redemption, exactText: claim.message });
     if (outcome) return outcome;
@@ -128,13 +156,13 @@ export async function claimWalletPass(services: ClaimDeps, claim: ClaimBody): Pr
 /** Uses the message and gives its wallet its pass; undefined when there was nothing to redeem. */
 async function redeem(
   services: ClaimDeps,
-  params: { nonceHash: string; publicKey: string; walletType: WalletType; exactText?: string },
+  params: { nonceHash: string; publicKey: string; walletType: WalletType; program: string; exactText?: string },
 ): Promise<ClaimResult | undefined> {
   const now = new Date(services.clock.now());
   const serialNumber = asSerialNumber(randomUUID());
   // pass.created is stored with the pass, in its statement: a crash cannot keep one without the
   // other. With WEBHOOK_URL unset there is no job, and the statement inserts none.
-  const created = webhookEventData({ serialNumber, publicKey: params.publicKey, walletType: params.walletType });
+  const created = webhookEventData({ serialNumber, publicKey: params.publicKey, program: params.program, walletType: params.walletType });
   const onCreated = webhookEventJobs(services.config, 'pass.created', created, now);
   const outcome = await services.store.redeemMessage({
     nonceHash: params.nonceHash,
@@ -145,12 +173,17 @@ async function redeem(
       serialNumber,
       downloadIdHash: lookupHash(downloadIdOf(services.downloadIdKey, serialNumber)),
       publicKey: params.publicKey,
+      program: params.program,
       walletType: params.walletType,
       claimedAt: now,
     },
     onCreated,
   });
   if (outcome.kind === 'not_redeemed') return undefined;
+  if (outcome.kind === 'sold_out') {
+    const program = await findProgram(services.store.sql, params.program);
+    throw soldOut(program ?? { name: params.program, supply: null });
+  }
   // The same id as at creation: derived again from the serial, never read back from storage.
   const downloadId = downloadIdOf(services.downloadIdKey, outcome.pass.serialNumber);
   if (outcome.kind === 'existing' && lookupHash(downloadId) !== outcome.pass.downloadIdHash) {

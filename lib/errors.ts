@@ -48,6 +48,18 @@ export const PROBLEMS = {
       'The wallet does not meet the claim policy (CLAIM_POLICY) of this service. `detail` says, in plain ' +
       'words, which requirement is missing; an allowlist is never shown.',
   },
+  invalid_image: {
+    status: 400,
+    title: 'Invalid image',
+    when: 'An image upload that is not a decodable PNG or JPEG (truncated, mislabelled, a decompression bomb, or over 10,000 pixels a side).',
+  },
+  program_closed: {
+    status: 403,
+    title: 'Program closed',
+    when: 'The program is closed, or not open at this time (before its opensAt, after its closesAt). `detail` says when it opens, where it will.',
+  },
+  sold_out: { status: 403, title: 'Sold out', when: 'Every pass of the program’s supply is issued.' },
+  program_not_found: { status: 404, title: 'Program not found', when: 'No program has this slug, or it is a draft (only operators see drafts).' },
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id (or, for operators, this serial number).' },
   api_key_not_found: { status: 404, title: 'API key not found', when: 'No operator API key has this id.' },
   delivery_not_found: { status: 404, title: 'Delivery not found', when: 'No webhook delivery has this id.' },
@@ -67,6 +79,7 @@ export const PROBLEMS = {
     title: 'Message already used',
     when: 'The message was claimed before; each message claims once. Ask /api/v1/claim/init for a new one.',
   },
+  program_exists: { status: 409, title: 'Program exists', when: 'A new program’s slug is in use by another program.' },
   payload_too_large: { status: 413, title: 'Payload too large', when: 'The body is over 16 KiB.' },
   unsupported_media_type: {
     status: 415,
@@ -111,13 +124,15 @@ export type Problem = {
   code: ErrorCode;
   fields?: FieldError[];
   requestId?: string;
+  /** With program_closed: when the program opens, where it will. */
+  opensAt?: string;
 };
 
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
-    readonly extra: { fields?: FieldError[]; retryAfterSeconds?: number } = {},
+    readonly extra: { fields?: FieldError[]; retryAfterSeconds?: number; opensAt?: string } = {},
   ) {
     super(`${code}: ${detail}`);
     this.name = 'AppError';

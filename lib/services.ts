@@ -17,6 +17,8 @@ import { createLiving, type Living } from './passes/living';
 import { createManifestSigner } from './passes/manifest-signer';
 import { type PassIssuer, passIssuer } from './passes/pkpass';
 import { DEFAULT_WORKER_OPTIONS, JobLanes } from './queue/worker';
+import { programTasks } from './programs/changes';
+import { ProgramDirectory } from './programs/programs';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
 import { webhookTasks } from './webhooks';
 
@@ -33,8 +35,10 @@ export type Services = {
   issuer: PassIssuer;
   /** Set when GOOGLE_WALLET_ISSUER_ID and GOOGLE_SERVICE_ACCOUNT are. */
   google?: GoogleWallet;
-  /** Set when CLAIM_POLICY is: who may claim. */
+  /** Set when CLAIM_POLICY is: who may claim the default program. */
   eligibility?: EligibilityChecker;
+  /** The programs claims read, and each one's policy checker (lib/programs/programs.ts). */
+  programs: ProgramDirectory;
   /** The job queue's workers on this instance (lib/queue), one per lane: pass changes and pushes; webhook deliveries. */
   jobs: JobLanes;
   /** Living passes: device registrations, rebuilt files, APNs pushes, the Google Wallet API (lib/passes/living.ts). */
@@ -120,7 +124,7 @@ export async function createServices(config: Config, { clock = systemClock }: Se
   // and their pushes never queue behind webhook deliveries (an unauthenticated scan makes one).
   const jobs = new JobLanes({
     lanes: [
-      { handlers: changeTasks({ config, store, living }), concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
+      { handlers: { ...changeTasks({ config, store, living }), ...programTasks({ store }) }, concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
       { handlers: webhookTasks({ config }), concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
     ],
     jobs: store.jobs,
@@ -139,6 +143,12 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     issuer: passIssuer(config, signing, signer),
     google,
     eligibility,
+    programs: new ProgramDirectory(store, {
+      defaultChecker: eligibility,
+      chain,
+      cacheSeconds: config.eligibilityCacheSeconds,
+      timeoutMs: config.solanaRpcTimeoutMs,
+    }),
     jobs,
     living,
     async close() {

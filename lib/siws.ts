@@ -19,6 +19,8 @@ export type SignInFields = {
   nonce: string;
   issuedAt: string;
   expirationTime: string;
+  /** A program's claim page, for a program other than the default: the message names what it claims. */
+  resources?: string[];
 };
 
 const COMPARED_FIELDS = [
@@ -54,6 +56,8 @@ export type IssueParams = {
   statement: string;
   chainId: string;
   ttlSeconds: number;
+  /** Resources lines (a program's claim page); none for the default program, whose text is as before. */
+  resources?: string[];
 };
 
 /** The fields of a new message for `address`. The domain always comes from configuration. */
@@ -71,6 +75,7 @@ export function buildSignInFields(params: IssueParams, address: string, now = ne
     nonce: createNonce(),
     issuedAt: issued.toISOString(),
     expirationTime: expires.toISOString(),
+    ...(params.resources?.length ? { resources: params.resources } : {}),
   };
 }
 
@@ -83,6 +88,12 @@ export function nonceOf(text: string): string | null {
   return parseSignInMessageText(text)?.nonce ?? null;
 }
 
+/** The nonce and Resources lines a submitted text claims to carry, or null when it is not Sign In With Solana text. */
+export function claimedFieldsOf(text: string): { nonce: string; resources: string[] } | null {
+  const parsed = parseSignInMessageText(text);
+  return parsed?.nonce ? { nonce: parsed.nonce, resources: [...(parsed.resources ?? [])] } : null;
+}
+
 /**
  * Whether `submitted` is the message we issued as `issued`: the same text, or a text a wallet's
  * signIn built whose every field equals the issued one. Threat: a message altered in any field
@@ -93,9 +104,9 @@ export function isIssuedMessage(submitted: string, issued: SignInFields): boolea
   if (sameInConstantTime(submitted, renderSignInMessage(issued))) return true;
   const parsed = parseSignInMessageText(submitted);
   if (!parsed) return false;
-  if (parsed.notBefore !== undefined || parsed.requestId !== undefined || parsed.resources !== undefined) {
-    return false;
-  }
+  if (parsed.notBefore !== undefined || parsed.requestId !== undefined) return false;
+  // Resources name the program: exactly the issued ones, in order, or none when none were issued.
+  if (JSON.stringify(parsed.resources ?? []) !== JSON.stringify(issued.resources ?? [])) return false;
   return COMPARED_FIELDS.every((field) => parsed[field] === issued[field]);
 }
 

@@ -18,6 +18,7 @@ export const problemSchema = z
       .optional()
       .meta({ description: 'With invalid_request: each bad field (`body` for the body as a whole) and what is wrong with it.' }),
     requestId: z.string().optional().meta({ description: 'With 5xx answers: the id that finds this request in the logs.' }),
+    opensAt: z.string().optional().meta({ description: 'With program_closed, for a program not open yet: when it opens (ISO 8601).' }),
   })
   .meta({ id: 'Problem', description: 'An RFC 9457 problem: every error answer has this shape, as application/problem+json.' }) satisfies z.ZodType<Problem>;
 
@@ -30,6 +31,7 @@ export function toProblem(error: AppError, requestId?: string): Problem {
     detail: error.detail,
     code: error.code,
     ...(error.extra.fields ? { fields: error.extra.fields } : {}),
+    ...(error.extra.opensAt ? { opensAt: error.extra.opensAt } : {}),
     ...(requestId && status >= 500 ? { requestId } : {}),
   };
 }

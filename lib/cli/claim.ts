@@ -40,11 +40,16 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   internal_error: 20,
   google_wallet_not_configured: 21,
   not_eligible: 24,
+  program_closed: 25,
+  sold_out: 26,
+  program_not_found: 27,
   // Operator codes: the claim command never meets them, but every code has its exit code.
   unauthorized: 30,
   forbidden: 31,
   api_key_not_found: 32,
   delivery_not_found: 33,
+  invalid_image: 34,
+  program_exists: 35,
 };
 
 type Output = { stdout: (line: string) => void; stderr: (line: string) => void };

@@ -18,6 +18,8 @@ export type Pass = {
   /** SHA-256 (hex) of the download id: what /download looks up. */
   downloadIdHash: string;
   publicKey: string;
+  /** The program's slug. */
+  program: string;
   walletType: string;
   claimedAt: Date;
   status: PassStatus;
@@ -43,10 +45,10 @@ export type Pass = {
 };
 
 /** What a claim stores of a new pass (the other columns take their defaults). */
-export type NewPass = Pick<Pass, 'serialNumber' | 'downloadIdHash' | 'publicKey' | 'walletType' | 'claimedAt'>;
+export type NewPass = Pick<Pass, 'serialNumber' | 'downloadIdHash' | 'publicKey' | 'program' | 'walletType' | 'claimedAt'>;
 
 /** The columns of Pass, from a row of passes aliased `p`. */
-const PASS_COLUMNS = `p.serial_number as "serialNumber", p.download_id_hash as "downloadIdHash", p.public_key as "publicKey",
+const PASS_COLUMNS = `p.serial_number as "serialNumber", p.download_id_hash as "downloadIdHash", p.public_key as "publicKey", p.program,
   p.wallet_type as "walletType", p.claimed_at as "claimedAt", p.status, p.void_reason as "voidReason",
   p.expires_at as "expirationDate", p.relevant_at as "relevantDate", p.updated_at as "updatedAt", ${VERSION_OF('p.updated_at')} as version,
   p.auth_token_hash as "authTokenHash", p.pkpass_etag as "pkpassEtag",
@@ -87,9 +89,9 @@ export async function findPass(db: Queryable, key: PassKey): Promise<Pass | unde
   return row && toPass(row);
 }
 
-/** The pass of a wallet (one per wallet: the unique key on public_key). */
-export async function findPassOfWallet(db: Queryable, publicKey: string): Promise<Pass | undefined> {
-  const [row] = await db.query<PassRowOut>(`select ${PASS_COLUMNS} from passes p where p.public_key = $1`, [publicKey]);
+/** The pass of a wallet in a program (one per wallet per program: the unique key on (program, public_key)). */
+export async function findPassOfWallet(db: Queryable, program: string, publicKey: string): Promise<Pass | undefined> {
+  const [row] = await db.query<PassRowOut>(`select ${PASS_COLUMNS} from passes p where p.program = $1 and p.public_key = $2`, [program, publicKey]);
   return row && toPass(row);
 }
 
@@ -167,30 +169,66 @@ export type PassClaim = {
   /** Jobs to enqueue if (and only if) the pass is created, in the same statement: its webhook event. */
   onCreated: JobInput[];
 };
-export type ClaimOutcome = { used: boolean; created: boolean };
+/** `soldOut`: the message is valid and its wallet has no pass of the program, but the program's supply is all issued (nothing was used). */
+export type ClaimOutcome = { used: boolean; created: boolean; soldOut: boolean };
 
 /**
- * The claims of one batch in one statement (one transaction per batch: all or none). The
- * UPDATE … WHERE used_at IS NULL is the single-use rule: of concurrent claims of one message
- * exactly one updates the row (the others wait for it, then find it used). The unique key on
- * public_key is the one-pass rule: a concurrent claim by the same wallet (from another
- * instance: this one's batcher never runs one wallet's claims at once) waits for the first
- * insert, then inserts nothing and reads that pass. One statement rather than
- * BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With `exactText`, only a message stored with exactly that text
- * is used.
+ * The claims of one batch in one statement (one transaction per batch: all or none).
+ *
+ * - Single use: the UPDATE … WHERE used_at IS NULL. Of concurrent claims of one message exactly
+ *   one updates the row (the others wait for it, then find it used).
+ * - One pass per wallet per program: the unique key on (program, public_key). A concurrent claim
+ *   by the same wallet (from another instance: this one's batcher never runs one wallet's claims
+ *   at once) waits for the first insert, then inserts nothing and reads that pass.
+ * - Supply: a program with a supply has its row locked and its `issued` moved by the passes it
+ *   grants, in the same statement that inserts them. Concurrent batches on any number of
+ *   instances wait for the row in turn, and each sees the count the previous one left: never more
+ *   than `supply` passes. A claim past it uses nothing and answers `soldOut`. (Were a wallet's
+ *   pass inserted by another instance between this statement's read and its insert, the granted
+ *   place goes unused: the rule errs on issuing one fewer, never one more.)
+ *
+ * One statement rather than BEGIN/UPDATE/INSERT/COMMIT: a quarter of the round trips. With
+ * `exactText`, only a message stored with exactly that text is used.
  */
 export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]): Promise<ClaimOutcome[]> {
-  const rows = await jobs.change<{ used: boolean; created: boolean }>(
+  const rows = await jobs.change<ClaimOutcome>(
     statementWithJobs({
       with: `input as (
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[])
-           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, position)
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $9::text[])
+           with ordinality as t(nonce_hash, public_key, exact_text, at, serial_number, download_id_hash, wallet_type, program, position)
+       ), usable as (
+         -- The claims whose message the update below would use (read first: the supply is granted before it).
+         select i.* from input i join sign_in_messages m on m.nonce_hash = i.nonce_hash
+         where m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
+           and (i.exact_text is null or m.message = i.exact_text)
+       ), fresh as (
+         -- Usable claims of a wallet without a pass of the program, numbered per program in arrival order.
+         select u.nonce_hash, u.program, row_number() over (partition by u.program order by u.position) as n
+         from usable u
+         where not exists (select 1 from passes p where p.program = u.program and p.public_key = u.public_key)
+       ), wanted as (
+         select program, count(*)::int as n from fresh group by program
+       ), counted as (
+         -- Only programs with a supply are counted: the others' claims never wait for one another.
+         select g.slug, g.supply, g.issued from programs g
+         where g.slug in (select program from wanted) and g.supply is not null
+         order by g.slug for update
+       ), granted as (
+         update programs g set issued = g.issued + c.grant
+         from (select c.slug, greatest(0, least(w.n, c.supply - c.issued)) as grant from counted c join wanted w on w.program = c.slug) c
+         where g.slug = c.slug
+         returning g.slug, c.grant
+       ), refused as (
+         -- Fresh claims past their program's supply: their messages stay unused.
+         select f.nonce_hash from fresh f join granted g on g.slug = f.program where f.n > g.grant
        ), used as (
          update sign_in_messages m set used_at = i.at
          from input i
          where m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
-           and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
+           and m.purpose = 'claim'
            and (i.exact_text is null or m.message = i.exact_text)
+           and i.nonce_hash not in (select nonce_hash from refused)
          returning m.nonce_hash, m.public_key
        ), locked as (
          -- In key order, as the inits' statement locks them: a batch of claims and a batch of
@@ -203,15 +241,16 @@ export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]
          join locked l on l.public_key = u.public_key
          where w.public_key = u.public_key
        ), changed as (
-         insert into passes (serial_number, download_id_hash, public_key, wallet_type, claimed_at, updated_at)
-         select i.serial_number, i.download_id_hash, i.public_key, i.wallet_type, i.at, i.at
+         insert into passes (serial_number, download_id_hash, public_key, program, wallet_type, claimed_at, updated_at)
+         select i.serial_number, i.download_id_hash, i.public_key, i.program, i.wallet_type, i.at, i.at
          from input i join used u on u.nonce_hash = i.nonce_hash
-         on conflict (public_key) do nothing
+         on conflict (program, public_key) do nothing
          returning serial_number as key
        )`,
       jobsParam: '$8',
       select: `select exists (select 1 from used u where u.nonce_hash = i.nonce_hash) as used,
-              exists (select 1 from changed c where c.key = i.serial_number) as created
+              exists (select 1 from changed c where c.key = i.serial_number) as created,
+              exists (select 1 from refused r where r.nonce_hash = i.nonce_hash) as "soldOut"
        from input i order by i.position`,
     }),
     [
@@ -223,10 +262,11 @@ export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]
       claims.map((c) => c.newPass.downloadIdHash),
       claims.map((c) => c.newPass.walletType),
       jobsParameter(claims.flatMap((c) => c.onCreated.map((job) => ({ ...job, key: c.newPass.serialNumber })))),
+      claims.map((c) => c.newPass.program),
     ],
     db,
   );
-  return rows.map((row) => ({ used: row.used, created: row.created }));
+  return rows.map((row) => ({ used: row.used, created: row.created, soldOut: row.soldOut }));
 }
 
 // ---- Changes of a pass after its claim (lib/passes/lifecycle.ts) ----
@@ -295,7 +335,7 @@ export async function changePass(
 /** A pass as operators see it: never its download id hash nor its file's. */
 export type OperatorPass = Pick<
   Pass,
-  'serialNumber' | 'publicKey' | 'walletType' | 'claimedAt' | 'status' | 'voidReason' | 'expirationDate' | 'relevantDate' | 'updatedAt'
+  'serialNumber' | 'publicKey' | 'program' | 'walletType' | 'claimedAt' | 'status' | 'voidReason' | 'expirationDate' | 'relevantDate' | 'updatedAt'
 > & {
   /** How many devices have it registered. */
   devices: number;
@@ -313,6 +353,7 @@ const toOperatorPass = (row: OperatorPassRowOut): OperatorPass => {
   return {
     serialNumber: pass.serialNumber,
     publicKey: pass.publicKey,
+    program: pass.program,
     walletType: pass.walletType,
     claimedAt: pass.claimedAt,
     status: pass.status,
@@ -329,7 +370,7 @@ export async function findOperatorPass(db: Queryable, serialNumber: SerialNumber
   return row && toOperatorPass(row);
 }
 
-export type PassFilter = { publicKey?: string; serial?: string; status?: PassStatus };
+export type PassFilter = { publicKey?: string; serial?: string; status?: PassStatus; program?: string };
 /**
  * Where a page ends: the last pass's claim time as PostgreSQL prints it (exact to the microsecond,
  * with its offset, which a Date would round) and its serial.
@@ -353,28 +394,31 @@ export async function listPasses(
        and ($2::text is null or p.serial_number = $2)
        and ($3::text is null or p.status = $3)
        and ($4::timestamptz is null or (p.claimed_at, p.serial_number) < ($4::timestamptz, $5::text))
+       and ($7::text is null or p.program = $7)
      order by p.claimed_at desc, p.serial_number desc
      limit $6`,
-    [filter.publicKey ?? null, filter.serial ?? null, filter.status ?? null, after?.claimedAt ?? null, after?.serialNumber ?? null, limit],
+    [filter.publicKey ?? null, filter.serial ?? null, filter.status ?? null, after?.claimedAt ?? null, after?.serialNumber ?? null, limit, filter.program ?? null],
   );
   return rows.map(({ position, ...row }) => ({ pass: toOperatorPass(row), position: { claimedAt: position, serialNumber: row.serialNumber } }));
 }
 
 export type PassStats = { passes: number; active: number; voided: number; devicesRegistered: number; claimsByDay: Map<string, number> };
 
-/** Counts, and claims per UTC day since `since`. */
-export async function passStats(db: Queryable, since: Date): Promise<PassStats> {
+/** Counts, and claims per UTC day since `since`: of every program, or of one. */
+export async function passStats(db: Queryable, since: Date, program?: string): Promise<PassStats> {
   const totalRows = await db.query<{ passes: number; active: number; voided: number; devices: number }>(
     `select count(*)::int as passes,
             count(*) filter (where status = 'active')::int as active,
             count(*) filter (where status = 'voided')::int as voided,
-            (select count(*) from device_registrations)::int as devices
-     from passes`,
+            (select count(*) from device_registrations d
+              where $1::text is null or d.serial_number in (select serial_number from passes where program = $1))::int as devices
+     from passes where $1::text is null or program = $1`,
+    [program ?? null],
   );
   const days = await db.query<{ day: string; count: number }>(
     `select to_char(claimed_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as count
-     from passes where claimed_at >= $1 group by 1`,
-    [since.toISOString()],
+     from passes where claimed_at >= $1 and ($2::text is null or program = $2) group by 1`,
+    [since.toISOString(), program ?? null],
   );
   const totals = onlyRow(totalRows, 'passStats');
   return {

@@ -1,7 +1,7 @@
 // Tables. The atomic rules live here, where they cannot race: a message's single use is one
 // conditional UPDATE (see store.ts), and one pass per wallet is the unique key on public_key.
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -28,7 +28,60 @@ export const signInMessages = pgTable(
   (t) => [index('sign_in_messages_expires_at_idx').on(t.expiresAt)],
 );
 
-/** One pass per wallet. */
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * Programs: the kinds of pass an operator issues (lib/programs, docs/programs.md). `default` is
+ * the service of parts one and two: no design of its own (the wallet-brand designs), no policy of
+ * its own (CLAIM_POLICY). `issued` counts its passes ever created: the supply rule is one
+ * conditional UPDATE of it, in the claim's statement (lib/db/passes.ts).
+ */
+export const programs = pgTable('programs', {
+  slug: text('slug').primaryKey(),
+  name: text('name').notNull(),
+  /** `draft` (operators only), `live` or `closed`. */
+  status: text('status').notNull().default('draft'),
+  opensAt: instant('opens_at'),
+  closesAt: instant('closes_at'),
+  /** At most this many passes, ever; null: no limit. */
+  supply: integer('supply'),
+  /** Passes created so far (never decreases: a voided pass still took its place in the supply). */
+  issued: integer('issued').notNull().default(0),
+  /** A CLAIM_POLICY rule (JSON); null: anyone (or, for `default`, CLAIM_POLICY). */
+  policy: jsonb('policy'),
+  /** `once`, `daily` or `unlimited`. */
+  checkIn: text('check_in').notNull().default('once'),
+  /** The design (lib/programs/schema.ts); null: the wallet-brand designs of the default program. */
+  design: jsonb('design'),
+  createdAt: instant('created_at').notNull().default(sql`now()`),
+  /** Moves on every change of the program: what its passes' files are built from. */
+  updatedAt: instant('updated_at').notNull().default(sql`now()`),
+});
+
+/**
+ * A program's images, as the pass carries them: each upload decoded, re-encoded and resized once
+ * into Apple's @1x, @2x and @3x files (lib/programs/images.ts). The upload's own bytes are never kept.
+ */
+export const programImages = pgTable(
+  'program_images',
+  {
+    program: text('program')
+      .notNull()
+      .references(() => programs.slug),
+    /** `logo`, `icon`, `strip`, `thumbnail` or `background`. */
+    kind: text('kind').notNull(),
+    /** The file's name in the pass: `logo.png`, `logo@2x.png`, `logo@3x.png`. */
+    file: text('file').notNull(),
+    bytes: bytea('bytes').notNull(),
+    /** SHA-1 (hex) of the bytes: the pass manifest's entry, computed once. */
+    sha1: text('sha1').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.program, t.file] })],
+);
+
+/** One pass per wallet per program. */
 export const passes = pgTable(
   'passes',
   {
@@ -39,7 +92,12 @@ export const passes = pgTable(
      * HMAC-SHA256(download id key, serial), derived again for a returning wallet (lib/passes/download-id.ts).
      */
     downloadIdHash: text('download_id_hash').notNull().unique(),
-    publicKey: text('public_key').notNull().unique(),
+    publicKey: text('public_key').notNull(),
+    /** The program the pass belongs to. */
+    program: text('program')
+      .notNull()
+      .default('default')
+      .references(() => programs.slug),
     walletType: text('wallet_type').notNull(),
     claimedAt: instant('claimed_at').notNull(),
     /**
@@ -70,7 +128,12 @@ export const passes = pgTable(
     googleLinkedAt: instant('google_linked_at'),
   },
   // The operator's list pages through passes newest first, and the stats count claims per day.
-  (t) => [index('passes_claimed_at_idx').on(t.claimedAt, t.serialNumber)],
+  (t) => [
+    index('passes_claimed_at_idx').on(t.claimedAt, t.serialNumber),
+    // One pass per wallet per program: the claim's insert does nothing on a conflict here.
+    uniqueIndex('passes_program_public_key_idx').on(t.program, t.publicKey),
+    index('passes_public_key_idx').on(t.publicKey),
+  ],
 );
 
 // ---- Operators, the job queue and webhooks (docs/operators.md) ----

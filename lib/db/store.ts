@@ -17,7 +17,7 @@ import type { SignInMessageRow } from './schema';
 import type { Queryable } from './sql';
 
 /** not_redeemed: no such unused, unexpired message (with that text) for that key; the caller finds out which. */
-export type Redemption = { kind: 'created'; pass: NewPass } | { kind: 'existing'; pass: NewPass } | { kind: 'not_redeemed' };
+export type Redemption = { kind: 'created'; pass: NewPass } | { kind: 'existing'; pass: NewPass } | { kind: 'sold_out' } | { kind: 'not_redeemed' };
 
 /** Most inits, claims or pings in one statement: enough to absorb a burst, small enough to stay quick. */
 const MAX_BATCH = 64;
@@ -120,10 +120,11 @@ export class Store {
     return this.guard(async (): Promise<Redemption> => {
       const outcome = await this.redemptions.submit(params);
       if (outcome.created) return { kind: 'created', pass: newPass };
+      if (outcome.soldOut) return { kind: 'sold_out' };
       if (!outcome.used) return { kind: 'not_redeemed' };
       // The wallet has a pass: from before, or from a concurrent claim that inserted first
       // (committed by now: ON CONFLICT waited for it).
-      const existing = await findPassOfWallet(this.database, publicKey);
+      const existing = await findPassOfWallet(this.database, newPass.program, publicKey);
       if (!existing) throw new Error('pass conflict without a pass row');
       return { kind: 'existing', pass: existing };
     });

@@ -55,6 +55,27 @@ export function parseClaimPolicy(textOrPath: string, cwd = process.cwd()): Claim
   return parsed.data;
 }
 
+/**
+ * A program's policy (JSON already parsed, from the operator API): the CLAIM_POLICY grammar
+ * without allowFile. Each problem is reported at its JSON path (`any[1].token.mint`), never with its value.
+ */
+export function parseProgramPolicy(json: unknown): { rule: ClaimPolicy } | { problems: { path: string; message: string }[] } {
+  const parsed = ruleSchema(1, null).safeParse(json);
+  if (parsed.success) return { rule: parsed.data };
+  return {
+    problems: parsed.error.issues.map((issue) => {
+      const described = describeIssue(issue);
+      const at = jsonPath(issue.path);
+      return { path: at, message: at && described.startsWith(at) ? described.slice(at.length + 1) : described.replace(/^the policy /, '') };
+    }),
+  };
+}
+
+/** `any[1].token.mint`: a zod issue's path as JSON path text. */
+function jsonPath(pathParts: readonly PropertyKey[]): string {
+  return pathParts.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
+}
+
 /** True when some rule reads the chain (token, collection): SOLANA_RPC_URL is needed. */
 export function needsRpc(rule: ClaimRule): boolean {
   switch (rule.kind) {
@@ -199,7 +220,7 @@ const baseUnits = z
  * The rule schema at one nesting depth. Built per parse (allowFile paths depend on where the policy
  * came from), one level per depth up to MAX_POLICY_DEPTH, where all/any are refused.
  */
-function ruleSchema(depth: number, baseDir: string): z.ZodType<ClaimRule> {
+function ruleSchema(depth: number, baseDir: string | null): z.ZodType<ClaimRule> {
   const nested =
     depth < MAX_POLICY_DEPTH
       ? z.array(ruleSchema(depth + 1, baseDir), { error: 'must be a list of rules' }).min(1, 'must list at least one rule')
@@ -211,7 +232,14 @@ function ruleSchema(depth: number, baseDir: string): z.ZodType<ClaimRule> {
         allowFile: z
           .string({ error: 'must be the path of a file listing one address per line' })
           .min(1, 'must be the path of a file listing one address per line')
-          .transform((file, ctx) => readAllowFile(path.resolve(baseDir, file), ctx)),
+          .transform((file, ctx) => {
+            // A program's policy comes over the API: it never names a file of the server's.
+            if (baseDir === null) {
+              ctx.addIssue({ code: 'custom', message: 'is not available in a program’s policy: list the addresses with allow' });
+              return new Set<string>();
+            }
+            return readAllowFile(path.resolve(baseDir, file), ctx);
+          }),
         token: z.strictObject({ mint: address, minAmount: baseUnits }, { error: 'must be {"mint": "<address>", "minAmount": "<base units>"}' }),
         collection: address,
         all: nested,
@@ -274,7 +302,7 @@ function readAllowFile(file: string, ctx: z.RefinementCtx): ReadonlySet<string> 
 
 /** `any[1].token.minAmount must be …`: the JSON path, then the problem, never the value. */
 function describeIssue(issue: z.core.$ZodIssue): string {
-  const at = issue.path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
+  const at = jsonPath(issue.path);
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
     // Key names are the author's typos ("alow"), worth showing; a long one may be pasted data.

@@ -71,11 +71,11 @@ export type Stats = {
   claimsPerDay: { date: string; count: number }[];
 };
 
-/** Totals, and claims on each of the last 30 UTC days (today included, oldest first, zeros too). */
-export async function getStats(services: OperatorPassesDeps, now = new Date()): Promise<Stats> {
+/** Totals, and claims on each (of every program, or of one) of the last 30 UTC days (today included, oldest first, zeros too). */
+export async function getStats(services: OperatorPassesDeps, now = new Date(), program?: string): Promise<Stats> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const first = new Date(today - (STATS_DAYS - 1) * 86_400_000);
-  const stats = await passStats(services.store.sql, first);
+  const stats = await passStats(services.store.sql, first, program);
   const claimsPerDay = Array.from({ length: STATS_DAYS }, (_, i) => {
     const date = new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10);
     return { date, count: stats.claimsByDay.get(date) ?? 0 };

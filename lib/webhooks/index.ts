@@ -27,6 +27,8 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export type WebhookEventData = {
   serialNumber: string;
   publicKey: string;
+  /** The pass's program (`default` for the service of parts one and two). */
+  program: string;
   walletType: string;
   reason?: string;
   /** The pass's dates, when an operator set them (ISO 8601). */
@@ -51,7 +53,7 @@ export type WebhookJobPayload = {
 export const newWebhookMessageId = () => `msg_${randomBytes(16).toString('base64url')}`;
 
 /** The fields of a pass an event tells; the dates only when an operator set them. */
-export type EventPass = Pick<Pass, 'serialNumber' | 'publicKey' | 'walletType'> & Partial<Pick<Pass, 'expirationDate' | 'relevantDate'>>;
+export type EventPass = Pick<Pass, 'serialNumber' | 'publicKey' | 'program' | 'walletType'> & Partial<Pick<Pass, 'expirationDate' | 'relevantDate'>>;
 
 /**
  * What every event says about its pass: the one builder of `data`. Only the documented fields are
@@ -62,6 +64,7 @@ export function webhookEventData(pass: EventPass, extra: { reason?: string | nul
   return {
     serialNumber: pass.serialNumber,
     publicKey: pass.publicKey,
+    program: pass.program,
     walletType: pass.walletType,
     ...(extra.reason !== undefined && extra.reason !== null ? { reason: extra.reason } : {}),
     ...(pass.expirationDate ? { expirationDate: pass.expirationDate.toISOString() } : {}),

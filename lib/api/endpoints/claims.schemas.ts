@@ -1,11 +1,18 @@
 // The claim's request and response shapes (./claims.ts), beside its endpoints like every
 // feature's: the frame validates with them and the OpenAPI document is generated from them.
 import { z } from 'zod';
+import { SLUG_PATTERN } from '../../programs/schema';
 import { base58Of, publicKeySchema, walletTypeSchema } from './wallet.schemas';
 
 export const MAX_MESSAGE_LENGTH = 2048;
 
-export const initQuerySchema = z.object({ publicKey: publicKeySchema });
+/** A program's slug, where a request names one: none means the default program. */
+export const programSlugSchema = z
+  .string({ error: 'must be a program slug' })
+  .regex(SLUG_PATTERN, 'must be a program slug: 3 to 40 lowercase letters, digits or hyphens')
+  .meta({ description: 'The program (its slug); omitted: `default`, the service of parts one and two.', example: 'summit-2026' });
+
+export const initQuerySchema = z.object({ publicKey: publicKeySchema, program: programSlugSchema.optional() });
 
 export const initResponseSchema = z
   .object({
@@ -19,6 +26,10 @@ export const initResponseSchema = z
     uri: z.string().meta({ description: 'PUBLIC_BASE_URL.' }),
     version: z.literal('1'),
     chainId: z.string().meta({ description: 'The Solana cluster, e.g. mainnet.' }),
+    resources: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'For a program other than the default: its claim page, the message’s one Resources line. Absent otherwise.' }),
   })
   .meta({
     id: 'InitResponse',
@@ -41,6 +52,7 @@ export const claimBodySchema = z
     }),
     publicKey: publicKeySchema,
     walletType: walletTypeSchema.default('Generic'),
+    program: programSlugSchema.optional(),
   })
   .meta({ id: 'ClaimRequest', description: 'A signed message, redeemed for the wallet’s pass. Unknown fields are ignored.' });
 

@@ -16,15 +16,16 @@ export const CLAIM_ENDPOINTS: readonly Endpoint[] = [
     description:
       'Issues a single-use Sign In With Solana message for the wallet. The message is stored: it survives ' +
       'a restart, is valid on every instance, and issuing another never cancels it. Sign the UTF-8 bytes ' +
-      'of `message`, then claim within `expirationTime`.',
+      'of `message`, then claim within `expirationTime`. With `program`, the message is for that program ' +
+      '(its Resources line names the program’s claim page) and claims only there.',
     query: initQuerySchema,
     invalidExample: { publicKey: 'not-a-key' },
     rateLimited: true,
     responses: {
       200: { description: 'The message to sign, and its fields.', json: initResponseSchema, example: EXAMPLE_INIT_RESPONSE, headers: ['Cache-Control'] },
     },
-    problems: ['invalid_request', 'not_eligible'],
-    handle: async ({ query }, { services }) => ({ json: await issueMessage(services, query.publicKey) }),
+    problems: ['invalid_request', 'not_eligible', 'program_closed', 'sold_out', 'program_not_found'],
+    handle: async ({ query }, { services }) => ({ json: await issueMessage(services, query.publicKey, query.program) }),
   }),
   endpoint({
     method: 'POST',
@@ -36,7 +37,8 @@ export const CLAIM_ENDPOINTS: readonly Endpoint[] = [
       `Redeems a signed message for the wallet's pass. The body is JSON (Content-Type: application/json), ` +
       `at most ${MAX_BODY_BYTES / 1024} KiB. The message must be one this service issued for ` +
       `\`publicKey\`, unexpired and unused, and \`signature\` must verify for it. Each message claims ` +
-      `once; one wallet has one pass.`,
+      `once; one wallet has one pass per program. \`program\` must be the program the message was issued ` +
+      `for (none: the default program).`,
     body: { schema: claimBodySchema, example: EXAMPLE_CLAIM_REQUEST },
     invalidExample: { message: '', signature: 'not base58', publicKey: EXAMPLE_CLAIM_REQUEST.publicKey, walletType: 'Backpack' },
     rateLimited: true,
@@ -54,6 +56,9 @@ export const CLAIM_ENDPOINTS: readonly Endpoint[] = [
       'message_expired',
       'signature_invalid',
       'not_eligible',
+      'program_closed',
+      'sold_out',
+      'program_not_found',
       'message_already_used',
       'payload_too_large',
       'unsupported_media_type',

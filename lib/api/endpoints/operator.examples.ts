@@ -32,6 +32,7 @@ export const EXAMPLE_SESSION_RESPONSE = { token: 'wpcs_3q2Jx0yH1m8Zt5Lr7Vk9Hs4Jd
 export const EXAMPLE_PASS = {
   serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
   publicKey: '9C6hybhQ6Aycep9jaUnP6uL9ZYvDjUp1aSkFWPUFJtpj',
+  program: 'default',
   walletType: 'Phantom',
   claimedAt: '2026-01-15T09:31:12.000Z',
   status: 'voided',

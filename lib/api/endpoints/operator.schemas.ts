@@ -7,7 +7,7 @@ import type { Delivery } from '../../db/jobs';
 import type { OperatorPass } from '../../db/passes';
 import { BIDI_CONTROLS, NO_BIDI_CONTROLS } from '../../validate';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks';
-import { claimBodySchema } from './claims.schemas';
+import { claimBodySchema, programSlugSchema } from './claims.schemas';
 import { verifyQuerySchema } from './passes.schemas';
 import { publicKeySchema } from './wallet.schemas';
 
@@ -104,14 +104,20 @@ export const passesQuerySchema = z.object({
     .enum(PASS_STATUSES, { error: () => 'must be active or voided' })
     .optional()
     .meta({ description: 'Only passes in this state.' }),
+  program: programSlugSchema.optional().meta({ description: 'Only passes of this program (its slug).' }),
   cursor: cursorSchema,
   limit: limitSchema(200, 50),
+});
+
+export const statsQuerySchema = z.object({
+  program: programSlugSchema.optional().meta({ description: 'Only this program’s passes, devices and claims (its slug); omitted: every program.' }),
 });
 
 export const operatorPassSchema = z
   .object({
     serialNumber: z.string(),
     publicKey: z.string(),
+    program: z.string().meta({ description: 'The program’s slug (`default` for the service of parts one and two).' }),
     walletType: z.string(),
     claimedAt: iso('When it was claimed'),
     status: z.enum(PASS_STATUSES),

@@ -30,6 +30,7 @@ import {
   serialParamsSchema,
   sessionBodySchema,
   sessionResponseSchema,
+  statsQuerySchema,
   statsSchema,
   voidBodySchema,
 } from './operator.schemas';
@@ -189,7 +190,7 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     summary: 'List passes',
     description:
       'Passes, newest claim first, optionally only those of one wallet (`publicKey`), one serial ' +
-      '(`serial`) or one state (`status`). Pages by `cursor` (opaque: pass back `nextCursor`) of `limit` ' +
+      '(`serial`), one state (`status`) or one program (`program`). Pages by `cursor` (opaque: pass back `nextCursor`) of `limit` ' +
       'passes; the order is stable, so paging while passes are claimed neither repeats nor skips one.',
     auth: 'operator',
     query: passesQuerySchema,
@@ -295,11 +296,13 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Statistics',
     description:
-      'How many passes, active and voided, device registrations, and claims on each of the last 30 days (UTC; every day listed, zeros included, today last).',
+      'How many passes, active and voided, device registrations, and claims on each of the last 30 days (UTC; every day listed, zeros included, today last); of every program, or of one (`program`).',
     auth: 'operator',
+    query: statsQuerySchema,
+    invalidExample: { program: 'Not A Slug' },
     responses: { 200: { description: 'The numbers.', json: statsSchema } },
-    problems: [],
-    handle: async (_, { services }) => ({ json: await getStats(services) }),
+    problems: ['invalid_request'],
+    handle: async ({ query }, { services }) => ({ json: await getStats(services, new Date(), query.program) }),
   }),
   endpoint({
     method: 'GET',
