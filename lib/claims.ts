@@ -7,8 +7,9 @@ import type { PassCheck } from './api/endpoints/passes.schemas';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import { findPass, setDownloadIdHash } from './db/passes';
+import { findProgram, type Program } from './db/programs';
 import type { Store } from './db/store';
-import { type EligibilityDeps, requireEligible } from './eligibility/gate';
+import { requireEligible } from './eligibility/gate';
 import { AppError } from './errors';
 import { type Logger, redact } from './log';
 import { downloadIdOf } from './passes/download-id';
@@ -16,10 +17,9 @@ import type { GoogleWallet } from './passes/google-wallet';
 import { asDownloadId, asSerialNumber, type DownloadId } from './passes/ids';
 import { currentPassFile, googleSaveLink, type Living } from './passes/living';
 import type { PassIssuer } from './passes/pkpass';
-import type { InitBudget } from './rate-limit';
-import { type Program, findProgram } from './db/programs';
 import { openProgram, type ProgramDirectory, soldOut } from './programs/programs';
 import { DEFAULT_PROGRAM } from './programs/schema';
+import type { InitBudget } from './rate-limit';
 import { buildSignInFields, claimedFieldsOf, refusalErrors, refusalOf, renderSignInMessage, type SignInFields, verifySignInSignature } from './siws';
 import { isWalletType, type WalletType } from './wallet-types';
 import { type EventPass, enqueueWebhookEvent, scannedEventKey, type WebhookEventType, webhookEventData, webhookEventJobs } from './webhooks';
@@ -272,6 +272,7 @@ export async function verifyPass(
     expired: pass.expirationDate !== null && pass.expirationDate.getTime() <= Date.now(),
     serialNumber: pass.serialNumber,
     publicKey: pass.publicKey,
+    program: pass.program,
     walletType: isWalletType(pass.walletType) ? pass.walletType : 'Generic',
     claimedAt: pass.claimedAt.toISOString(),
     issuer: services.config.organizationName,

@@ -16,9 +16,9 @@ import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createLiving, type Living } from './passes/living';
 import { createManifestSigner } from './passes/manifest-signer';
 import { type PassIssuer, passIssuer } from './passes/pkpass';
-import { DEFAULT_WORKER_OPTIONS, JobLanes } from './queue/worker';
 import { programTasks } from './programs/changes';
 import { ProgramDirectory } from './programs/programs';
+import { DEFAULT_WORKER_OPTIONS, JobLanes } from './queue/worker';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
 import { webhookTasks } from './webhooks';
 
@@ -144,7 +144,7 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     google,
     eligibility,
     programs: new ProgramDirectory(store, {
-      defaultChecker: eligibility,
+      defaultChecker: () => services.eligibility,
       chain,
       cacheSeconds: config.eligibilityCacheSeconds,
       timeoutMs: config.solanaRpcTimeoutMs,

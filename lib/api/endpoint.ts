@@ -23,6 +23,9 @@ export const TAGS = {
     'For the people who run the service: sign in with an operator wallet, list, void and restore passes, ' +
     'statistics, API keys. Every endpoint but the sign-in takes `Authorization: Bearer <token>` (a ' +
     'session token or an API key) or the console’s session cookie.',
+  Programs:
+    'The kinds of pass an operator issues: each with its design and images, its rule for who may claim, ' +
+    'its window and supply, and its claim page (/p/<slug>). `default` is the service as it was.',
   Webhooks: 'Events POSTed to WEBHOOK_URL (Standard Webhooks), and their deliveries.',
   PassKit:
     "Apple Wallet's web service for living passes (Apple's protocol, under PUBLIC_BASE_URL/passkit): " +

@@ -13,6 +13,7 @@ const check = {
   expired: false,
   serialNumber: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10',
   publicKey: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+  program: 'default',
   walletType: 'Phantom' as const,
   claimedAt: '2026-03-14T15:09:26.535Z',
   issuer: 'Bar & <Grill> "Club"',

@@ -397,7 +397,15 @@ export async function listPasses(
        and ($7::text is null or p.program = $7)
      order by p.claimed_at desc, p.serial_number desc
      limit $6`,
-    [filter.publicKey ?? null, filter.serial ?? null, filter.status ?? null, after?.claimedAt ?? null, after?.serialNumber ?? null, limit, filter.program ?? null],
+    [
+      filter.publicKey ?? null,
+      filter.serial ?? null,
+      filter.status ?? null,
+      after?.claimedAt ?? null,
+      after?.serialNumber ?? null,
+      limit,
+      filter.program ?? null,
+    ],
   );
   return rows.map(({ position, ...row }) => ({ pass: toOperatorPass(row), position: { claimedAt: position, serialNumber: row.serialNumber } }));
 }

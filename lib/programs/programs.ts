@@ -3,7 +3,16 @@
 import type { Clock } from '../clock';
 import type { Config } from '../config';
 import type { JobInput } from '../db/jobs';
-import { changeProgram, findProgram, findProgramWithCounts, insertProgram, listPrograms, type Program, type ProgramChange, type ProgramWithCounts } from '../db/programs';
+import {
+  changeProgram,
+  findProgram,
+  findProgramWithCounts,
+  insertProgram,
+  listPrograms,
+  type Program,
+  type ProgramChange,
+  type ProgramWithCounts,
+} from '../db/programs';
 import type { Store } from '../db/store';
 import type { ChainReader } from '../eligibility/chain';
 import { EligibilityChecker } from '../eligibility/checker';
@@ -32,7 +41,10 @@ export function claimPageUrl(config: Pick<Config, 'publicBaseUrl'>, slug: string
   return slug === DEFAULT_PROGRAM ? `${config.publicBaseUrl}/` : `${config.publicBaseUrl}/p/${slug}`;
 }
 
-const view = (deps: Pick<ProgramsDeps, 'config'>, program: ProgramWithCounts): ProgramView => ({ ...program, claimUrl: claimPageUrl(deps.config, program.slug) });
+const view = (deps: Pick<ProgramsDeps, 'config'>, program: ProgramWithCounts): ProgramView => ({
+  ...program,
+  claimUrl: claimPageUrl(deps.config, program.slug),
+});
 
 /** Refuses a policy that does not parse, or that reads the chain when no RPC is configured; each problem at its field. */
 function checkPolicy(deps: Pick<ProgramsDeps, 'config'>, policy: Record<string, unknown> | null | undefined): void {
@@ -153,8 +165,8 @@ export class ProgramDirectory {
   constructor(
     private readonly store: Pick<Store, 'sql'>,
     private readonly eligibility: {
-      /** CLAIM_POLICY's checker: the default program's policy unless it has one of its own. */
-      defaultChecker?: EligibilityChecker;
+      /** CLAIM_POLICY's checker (asked each time: the services may replace it): the default program's policy unless it has one of its own. */
+      defaultChecker: () => EligibilityChecker | undefined;
       chain?: ChainReader;
       cacheSeconds: number;
       timeoutMs: number;
@@ -178,13 +190,16 @@ export class ProgramDirectory {
 
   /** The checker of a program's policy; undefined when anyone may claim. */
   checkerOf(program: Program): EligibilityChecker | undefined {
-    if (!program.policy) return program.slug === DEFAULT_PROGRAM ? this.eligibility.defaultChecker : undefined;
+    if (!program.policy) return program.slug === DEFAULT_PROGRAM ? this.eligibility.defaultChecker() : undefined;
     const known = this.checkers.get(program.slug);
     if (known && known.version === program.version) return known.checker;
     const parsed = parseProgramPolicy(program.policy);
     // Stored policies were checked when saved; one that no longer parses lets no one in.
     if ('problems' in parsed) throw new AppError('service_unavailable', 'This program’s claim policy cannot be read; an operator must fix it.');
-    const checker = new EligibilityChecker(parsed.rule, this.eligibility.chain, { cacheSeconds: this.eligibility.cacheSeconds, timeoutMs: this.eligibility.timeoutMs });
+    const checker = new EligibilityChecker(parsed.rule, this.eligibility.chain, {
+      cacheSeconds: this.eligibility.cacheSeconds,
+      timeoutMs: this.eligibility.timeoutMs,
+    });
     this.checkers.set(program.slug, { version: program.version, checker });
     return checker;
   }

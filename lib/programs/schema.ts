@@ -60,7 +60,7 @@ const fieldSchema = (lines: boolean) =>
   z.strictObject({
     key: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'must be a letter then up to 39 letters, digits or _'),
     label: text(40, { min: 0 }),
-    value: placeholderText(lines ? 1000 : 120, lines),
+    value: placeholderText(lines ? 500 : 120, lines),
   });
 
 export const designFieldsSchema = z.strictObject({

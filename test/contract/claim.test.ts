@@ -163,7 +163,7 @@ describe.each(BACKENDS)('claim service on %s', (backend) => {
     ])('rejects a message with %s as 401 message_not_issued', async (_, alter) => {
       const wallet = new TestWallet();
       const { message: _issued, ...fields } = await app.init(wallet.publicKey);
-      const altered = createSignInMessageText(alter(fields as Record<string, string>) as never);
+      const altered = createSignInMessageText(alter(fields as unknown as Record<string, string>) as never);
       const response = await app.postClaim({ message: altered, signature: wallet.sign(altered), publicKey: wallet.publicKey });
       expect(response.status).toBe(401);
       expect((await problemOf(response)).code).toBe('message_not_issued');

@@ -12,6 +12,7 @@ import { ELIGIBILITY_ENDPOINTS } from './eligibility';
 import { OPERATOR_ENDPOINTS } from './operator';
 import { PASS_ENDPOINTS } from './passes';
 import { PASSKIT_ENDPOINTS } from './passkit';
+import { PROGRAM_ENDPOINTS } from './programs';
 import { serviceEndpoints } from './service';
 
 /** This API's OpenAPI document, for a server URL (none: no `servers`). */
@@ -23,6 +24,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...PASS_ENDPOINTS,
   ...serviceEndpoints(openApiDocument),
   ...OPERATOR_ENDPOINTS,
+  ...PROGRAM_ENDPOINTS,
   ...PASSKIT_ENDPOINTS,
   ...ELIGIBILITY_ENDPOINTS,
 ];

@@ -22,6 +22,7 @@ export const passCheckSchema = z
     expired: z.boolean().meta({ description: 'Past its `expirationDate`: do not accept it, whatever `status` says.' }),
     serialNumber: z.string(),
     publicKey: z.string().meta({ description: 'The wallet address the pass was issued to.' }),
+    program: z.string().meta({ description: 'The program the pass belongs to (its slug; `default` for the service of parts one and two).' }),
     walletType: walletTypeSchema,
     claimedAt: z.string().meta({ description: 'ISO 8601.' }),
     issuer: z.string().meta({ description: 'PASS_ORGANIZATION_NAME of this service.' }),
