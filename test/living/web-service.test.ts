@@ -258,7 +258,7 @@ describe('device webhook events', () => {
     expect((await phone.register(randomBytes(32).toString('hex'))).status).toBe(200);
     const registered = await events('device.registered', installed.serialNumber);
     expect(registered.map((e) => e.data)).toEqual([
-      { serialNumber: installed.serialNumber, publicKey: installed.wallet.publicKey, walletType: 'Generic', deviceLibraryIdentifier: phone.deviceId },
+      { serialNumber: installed.serialNumber, publicKey: installed.wallet.publicKey, program: 'default', walletType: 'Generic', deviceLibraryIdentifier: phone.deviceId },
     ]);
     expect((await phone.unregister()).status).toBe(200);
     expect((await phone.unregister()).status).toBe(200);
@@ -330,6 +330,7 @@ describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
         .map((phone) => ({
           serialNumber: installed.serialNumber,
           publicKey: installed.wallet.publicKey,
+          program: 'default',
           walletType: 'Generic',
           deviceLibraryIdentifier: phone.deviceId,
           reason: 'device_limit',
@@ -449,7 +450,7 @@ describe.each(BACKENDS)('pushes beside a webhook backlog on %s', (backend) => {
         id: newWebhookMessageId(),
         type: 'pass.scanned',
         timestamp: new Date().toISOString(),
-        data: { serialNumber: randomUUID(), publicKey: installed.wallet.publicKey, walletType: 'Generic' },
+        data: { serialNumber: randomUUID(), publicKey: installed.wallet.publicKey, program: 'default', walletType: 'Generic' },
       },
     }));
     await app.services.store.jobs.enqueue(scans);
