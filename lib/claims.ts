@@ -180,6 +180,7 @@ async function redeem(
     onCreated,
   });
   if (outcome.kind === 'not_redeemed') return undefined;
+  if (outcome.kind === 'created' || outcome.kind === 'sold_out') services.programs.issuedOrSoldOut(params.program);
   if (outcome.kind === 'sold_out') {
     const program = await findProgram(services.store.sql, params.program);
     throw soldOut(program ?? { name: params.program, supply: null });

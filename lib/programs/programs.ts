@@ -188,6 +188,12 @@ export class ProgramDirectory {
     this.cache.delete(slug);
   }
 
+  /** A pass of the program was issued here, or refused as sold out: a program with a supply is read again, so this instance's inits see its count at once. */
+  issuedOrSoldOut(slug: string): void {
+    const cached = this.cache.get(slug);
+    if (cached?.program?.supply !== null) this.cache.delete(slug);
+  }
+
   /** The checker of a program's policy; undefined when anyone may claim. */
   checkerOf(program: Program): EligibilityChecker | undefined {
     if (!program.policy) return program.slug === DEFAULT_PROGRAM ? this.eligibility.defaultChecker() : undefined;

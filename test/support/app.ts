@@ -83,8 +83,18 @@ export class TestApp {
     return this.api.handle(new Request(new URL(pathAndQuery, 'http://localhost:3000'), request), { peer: ip, requestId });
   }
 
-  async init(publicKey: string, ip?: string): Promise<InitBody> {
-    const response = await this.fetch(`/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}`, { ip });
+  /**
+   * A second instance on the same storage (PostgreSQL: its own pool, batcher and caches), as another
+   * process sharing DATABASE_URL would be; closing it leaves the storage to this one.
+   */
+  async twin(): Promise<TestApp> {
+    const services = await createServices(loadConfig(this.env), { clock: this.clock });
+    return new TestApp(services, this.env, this.baseEnv, this.clock, async () => {});
+  }
+
+  async init(publicKey: string, ip?: string, program?: string): Promise<InitBody> {
+    const query = `publicKey=${encodeURIComponent(publicKey)}${program ? `&program=${encodeURIComponent(program)}` : ''}`;
+    const response = await this.fetch(`/api/v1/claim/init?${query}`, { ip });
     if (response.status !== 200) throw new Error(`init answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as InitBody;
   }
@@ -112,13 +122,14 @@ export class TestApp {
   }
 
   /** init, sign, claim: the whole flow for one wallet. */
-  async claimWith(wallet: TestWallet, options: { walletType?: string; layout?: Layout } = {}): Promise<Response> {
-    const { message } = await this.init(wallet.publicKey);
+  async claimWith(wallet: TestWallet, options: { walletType?: string; layout?: Layout; program?: string } = {}): Promise<Response> {
+    const { message } = await this.init(wallet.publicKey, undefined, options.program);
     return this.postClaim({
       message,
       signature: wallet.sign(message, options.layout),
       publicKey: wallet.publicKey,
       ...(options.walletType ? { walletType: options.walletType } : {}),
+      ...(options.program ? { program: options.program } : {}),
     });
   }
 }

@@ -91,7 +91,6 @@ export const PROGRAM_ENDPOINTS: readonly Endpoint[] = [
       'Wallet object is updated, through the job queue.',
     auth: 'operator',
     params: programParamsSchema,
-    malformedInput: 'program_not_found',
     body: { schema: programPatchBodySchema, example: { status: 'closed' } },
     invalidExample: { slug: 'renamed' },
     responses: { 200: { description: 'The program as changed.', json: programSchema } },
