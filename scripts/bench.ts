@@ -6,6 +6,8 @@
 // (its test only shows that it runs to the end). It reports figures and checks no timing.
 // `--gated` instead compares claims under a token CLAIM_POLICY (a local RPC answering in
 // `--rpc-delay-ms`, default 20) with claims under none, and counts RPC calls per claim.
+// `--programs` compares, in one server, claims and first downloads of a program with its own
+// design, five images and no policy against those of the default program.
 //
 // Claims are pre-signed: the init phase collects messages for fresh wallets (one pass per wallet,
 // so every claim is a 201), more are issued untimed until there are enough, all are signed, and
@@ -156,9 +158,10 @@ async function drive(server: ServerProcess, load: Load): Promise<Omit<Row, 'run'
 
 type Issued = { publicKey: string; message: string };
 
-function initLoad(wallets: Wallets, issued: Issued[]): Pick<Load, 'request' | 'onBody'> {
+function initLoad(wallets: Wallets, issued: Issued[], program?: string): Pick<Load, 'request' | 'onBody'> {
+  const of = program ? `&program=${program}` : '';
   return {
-    request: () => ({ method: 'GET', path: `/api/v1/claim/init?publicKey=${wallets.fresh()}` }),
+    request: () => ({ method: 'GET', path: `/api/v1/claim/init?publicKey=${wallets.fresh()}${of}` }),
     onBody: (status, body) => {
       if (status !== 200) return;
       const { address, message } = JSON.parse(body) as { address: string; message: string };
@@ -168,8 +171,10 @@ function initLoad(wallets: Wallets, issued: Issued[]): Pick<Load, 'request' | 'o
 }
 
 /** Signs every issued message; each becomes one claim body. */
-function signAll(wallets: Wallets, issued: Issued[]): string[] {
-  return issued.map(({ publicKey, message }) => JSON.stringify({ message, signature: wallets.sign(publicKey, message), publicKey }));
+function signAll(wallets: Wallets, issued: Issued[], program?: string): string[] {
+  return issued.map(({ publicKey, message }) =>
+    JSON.stringify({ message, signature: wallets.sign(publicKey, message), publicKey, ...(program ? { program } : {}) }),
+  );
 }
 
 /** Claims each body once; `consumed()` says how many were handed out (some may be sent but unanswered when a phase stops). */
@@ -187,9 +192,9 @@ function claimLoad(bodies: string[], downloadPaths: string[]): Pick<Load, 'reque
 }
 
 /** Issues messages (untimed) until there are `count`. */
-async function issueUntil(server: ServerProcess, wallets: Wallets, issued: Issued[], count: number): Promise<void> {
+async function issueUntil(server: ServerProcess, wallets: Wallets, issued: Issued[], count: number, program?: string): Promise<void> {
   while (issued.length < count) {
-    await drive(server, { ...initLoad(wallets, issued), amount: count - issued.length, seconds: Infinity });
+    await drive(server, { ...initLoad(wallets, issued, program), amount: count - issued.length, seconds: Infinity });
   }
 }
 
@@ -432,11 +437,142 @@ async function benchGated(): Promise<void> {
   }
 }
 
+// --- Programs (`npm run bench -- --programs`) ----------------------------------------------------
+// One embedded server, two programs: `default` (the wallet-brand designs) and one with its own
+// design, five images and no policy. Claims and first downloads alternate between the two in
+// phases of the same length, so that both see the same machine.
+
+const PROGRAMS = process.argv.includes('--programs');
+const PROGRAM_CLAIMS = Math.min(MAX_CLAIMS, SHORT ? 1_000 : 8_000);
+const BENCH_PROGRAM = 'bench-ticket';
+
+/** An operator session for `wallet` (the server's OPERATOR_WALLETS). */
+async function operatorToken(server: ServerProcess, wallets: Wallets, wallet: string): Promise<string> {
+  const init = (await (await fetch(`${server.baseUrl}/api/v1/operator/sessions/init?publicKey=${wallet}`)).json()) as { message: string };
+  const session = await fetch(`${server.baseUrl}/api/v1/operator/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: init.message, signature: wallets.sign(wallet, init.message), publicKey: wallet }),
+  });
+  return ((await session.json()) as { token: string }).token;
+}
+
+/** The benchmark's program: an event ticket with every field group, a location, dates, and five images. */
+async function createBenchProgram(server: ServerProcess, token: string): Promise<void> {
+  const auth = { authorization: `Bearer ${token}` };
+  const created = await fetch(`${server.baseUrl}/api/v1/operator/programs`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      slug: BENCH_PROGRAM,
+      name: 'Bench Summit',
+      status: 'live',
+      design: {
+        style: 'eventTicket',
+        logoText: 'Bench Summit',
+        backgroundColor: '#101820',
+        foregroundColor: '#ffffff',
+        labelColor: '#14f195',
+        fields: {
+          header: [{ key: 'seat', label: 'Seat', value: 'Open' }],
+          primary: [{ key: 'event', label: 'Event', value: 'Bench Summit' }],
+          secondary: [{ key: 'holder', label: 'Holder', value: '{shortAddress}' }],
+          auxiliary: [{ key: 'claimed', label: 'Claimed', value: '{claimedAt}' }],
+          back: [{ key: 'address', label: 'Wallet', value: '{address}' }],
+        },
+        barcode: 'qr',
+        locations: [{ latitude: 38.7223, longitude: -9.1393, relevantText: 'Show this at the door' }],
+        relevantDate: '2030-12-12T09:00:00Z',
+      },
+    }),
+  });
+  if (created.status !== 201) throw new Error(`creating the bench program answered ${created.status}: ${await created.text()}`);
+  const { default: sharp } = await import('sharp');
+  for (const [kind, width, height] of [
+    ['icon', 87, 87],
+    ['logo', 480, 150],
+    ['strip', 1125, 294],
+    ['thumbnail', 270, 270],
+    ['background', 540, 660],
+  ] as const) {
+    const png = await sharp({ create: { width, height, channels: 3, background: { r: 20, g: 241, b: 149 } } })
+      .png()
+      .toBuffer();
+    const put = await fetch(`${server.baseUrl}/api/v1/operator/programs/${BENCH_PROGRAM}/images/${kind}`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'image/png' },
+      body: png,
+    });
+    if (put.status !== 200) throw new Error(`uploading the ${kind} answered ${put.status}: ${await put.text()}`);
+  }
+}
+
+async function benchPrograms(): Promise<void> {
+  const wallets = new Wallets();
+  wallets.grow(1);
+  const operator = wallets.fresh();
+  const server = await ServerProcess.start(PORT, { RATE_LIMIT_PER_MINUTE: '0', OPERATOR_WALLETS: operator }, { runner: 'server', timeoutMs: 180_000 });
+  const rows: Row[] = [];
+  try {
+    await createBenchProgram(server, await operatorToken(server, wallets, operator));
+    const programs = [
+      { run: 'default program', program: undefined },
+      { run: `${BENCH_PROGRAM} (design, 5 images)`, program: BENCH_PROGRAM },
+    ];
+    progress('programs: warming up');
+    for (const { program } of programs) {
+      const warm: Issued[] = [];
+      await issueUntil(server, wallets, warm, SHORT ? 200 : 2_000, program);
+      await claimAll(server, signAll(wallets, warm, program), []);
+    }
+    const downloads = new Map<string | undefined, string[]>();
+    for (const { run, program } of programs) {
+      progress(`${run}: issuing and signing ${PROGRAM_CLAIMS} messages`);
+      const issued: Issued[] = [];
+      await issueUntil(server, wallets, issued, PROGRAM_CLAIMS, program);
+      const bodies = signAll(wallets, issued, program);
+      progress(`${run}: claim`);
+      const paths: string[] = [];
+      const timed = claimLoad(bodies, paths);
+      rows.push({ run, endpoint: 'claim', ...(await drive(server, { ...timed, amount: bodies.length })) });
+      await claimAll(server, bodies.slice(timed.consumed()), paths);
+      downloads.set(program, paths);
+    }
+    for (const { run, program } of programs) {
+      progress(`${run}: first download`);
+      const paths = downloads.get(program)!;
+      let next = 0;
+      rows.push({ run, endpoint: FIRST_DOWNLOAD, ...(await drive(server, { request: () => ({ path: paths[next++ % paths.length]! }) })) });
+    }
+  } finally {
+    await server.stop();
+    server.removeDataDir();
+  }
+  console.log(
+    `\nwallet-pass-claim programs benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`,
+  );
+  console.log(
+    `embedded database, ${CONNECTIONS} connections, ${PHASE_SECONDS} s per download phase, ${PROGRAM_CLAIMS} claims per program, rate limiting off\n`,
+  );
+  console.log('| program | endpoint | req/s | p50 ms | p99 ms | max ms | errors |');
+  console.log('|---|---|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    console.log(`| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} |`);
+  }
+  const [defaultClaim, programClaim, defaultFirst, programFirst] = rows as [Row, Row, Row, Row];
+  const goal = (met: boolean, text: string) => console.log(`${met ? 'met    ' : 'NOT MET'}  ${text}`);
+  console.log('');
+  goal(programClaim.rps >= 0.9 * defaultClaim.rps, `program claims/s ${fixed(programClaim.rps / defaultClaim.rps, 2)} × the default's (goal >= 0.9)`);
+  goal(programClaim.p99 <= 100, `program claim p99 ${fixed(programClaim.p99)} ms (goal <= 100)`);
+  goal(programFirst.rps >= 0.9 * defaultFirst.rps, `program first downloads/s ${fixed(programFirst.rps / defaultFirst.rps, 2)} × the default's (goal >= 0.9)`);
+}
+
 async function main(): Promise<void> {
   if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
     throw new Error('no production build: run `npm run build` first');
   }
   if (GATED) return benchGated();
+  if (PROGRAMS) return benchPrograms();
   const runs = [await benchDatabase('embedded (PGlite)')];
   const databaseUrl = loadConfig(process.env).databaseUrl;
   if (databaseUrl) runs.push(await benchDatabase('PostgreSQL', databaseUrl));
