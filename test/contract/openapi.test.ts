@@ -373,6 +373,20 @@ describe('the document matches what the route handlers answer', () => {
     await checker.check('POST', LOG, await log('{"logs": []}', 'text/plain'));
   });
 
+  it('a program that is not there, or no longer live: 404 program_not_found at init and at claim', async () => {
+    const INIT = '/api/v1/claim/init';
+    const CLAIM = '/api/v1/claim/wallet-pass';
+    const wallet = new TestWallet();
+    await checker.check('GET', INIT, await app.fetch(`${INIT}?publicKey=${wallet.publicKey}&program=no-such-program`));
+    // A message issued while the program was live, claimed once it is a draft again.
+    await app.services.store.sql.query(`insert into programs (slug, name, status, design) values ('doc-check', 'Doc check', 'live', '{}'::jsonb)`);
+    const { message } = await app.init(wallet.publicKey, undefined, 'doc-check');
+    await app.services.store.sql.query(`update programs set status = 'draft' where slug = 'doc-check'`);
+    app.services.programs.forget('doc-check');
+    const claim = await app.postClaim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey, program: 'doc-check' });
+    expect(((await checker.check('POST', CLAIM, claim)) as { code: string }).code).toBe('program_not_found');
+  });
+
   it('the answers no handler gives on purpose match too: a bug (500), and an instance shutting down (503)', async () => {
     // The bodies apiRoute and server.ts build for these, by the same functions.
     const bug = await problem(new AppError('internal_error', 'An unexpected error occurred.'), '2b7f0c1e-0000-4000-8000-000000000000').json();
