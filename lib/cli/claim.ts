@@ -74,7 +74,7 @@ export function helpText(): string {
     ),
   ];
   codes.sort(([a], [b]) => Number(a) - Number(b));
-  return `Usage: npm run claim -- [--keypair <file>] [--url <origin>] [--wallet-type <name>] [--out <file>]
+  return `Usage: npm run claim -- [--keypair <file>] [--url <origin>] [--program <slug>] [--wallet-type <name>] [--out <file>]
 
 Claims the wallet pass of a Solana keypair: asks the service for a sign-in message, signs it with
 the keypair (Ed25519, locally: the secret key never leaves this machine), claims the pass, prints
@@ -84,6 +84,8 @@ Options:
   -k, --keypair <file>       A Solana CLI keypair file: a JSON array of 64 numbers, as
                              solana-keygen (or npm run keygen) writes it. Default: ${DEFAULT_KEYPAIR}
   -u, --url <origin>         The service. Default: ${DEFAULT_URL}
+  -p, --program <slug>       The program to claim from (its claim page is <origin>/p/<slug>).
+                             Default: the default program.
   -w, --wallet-type <name>   The pass design. Default: Generic. One of:
 ${wrap(WALLET_TYPES.join(', '), 29, 100)}
                              (Quote names with spaces: --wallet-type "Coinbase Wallet".)
@@ -91,14 +93,14 @@ ${wrap(WALLET_TYPES.join(', '), 29, 100)}
                              in the current directory.
   -h, --help                 This help.
 
-Output: the download URL on stdout (one line); progress on stderr. A wallet has one pass: claiming
-again gives the same URL. Every failure is one line on stderr, "claim: <what>: <why>", and an
+Output: the download URL on stdout (one line); progress on stderr. A wallet has one pass per
+program: claiming again gives the same URL. Every failure is one line on stderr, "claim: <what>: <why>", and an
 exit code:
 ${codes.map(([exitCode, meaning]) => `  ${exitCode.padStart(2)}  ${meaning}`).join('\n')}
 `;
 }
 
-type Options = { keypair: string; keypairGiven: boolean; url: string; walletType?: string; out?: string; help: boolean };
+type Options = { keypair: string; keypairGiven: boolean; url: string; program?: string; walletType?: string; out?: string; help: boolean };
 
 /** The command line's options by name; a usage error for anything parseArgs refuses. */
 function readArgs(argv: string[]) {
@@ -110,6 +112,7 @@ function readArgs(argv: string[]) {
       options: {
         keypair: { type: 'string', short: 'k' },
         url: { type: 'string', short: 'u' },
+        program: { type: 'string', short: 'p' },
         'wallet-type': { type: 'string', short: 'w' },
         out: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
@@ -128,6 +131,7 @@ export function parseOptions(argv: string[]): Options {
     keypair: values.keypair ?? DEFAULT_KEYPAIR,
     keypairGiven: values.keypair !== undefined,
     url,
+    program: values.program,
     walletType: values['wallet-type'],
     out: values.out,
     help: values.help ?? false,
@@ -145,14 +149,16 @@ export async function runClaim(argv: string[], output: Output, fetchImpl?: typeo
     const keypair = readKeypair(expandHome(options.keypair), options.keypairGiven);
     const client = createClaimClient({ baseUrl: options.url, fetch: fetchImpl });
 
-    const issued = await client.init(keypair.address);
+    const issued = await client.init(keypair.address, { program: options.program });
     const claimed = await client.claim({
       message: issued.message,
       signature: signMessage(keypair, issued.message),
       publicKey: keypair.address,
+      ...(options.program !== undefined ? { program: options.program } : {}),
       ...(options.walletType !== undefined ? { walletType: options.walletType as never } : {}),
     });
-    output.stderr(claimed.created ? `Claimed a new pass for ${keypair.address}.` : `${keypair.address} already had a pass: here it is again.`);
+    const of = options.program !== undefined ? ` of ${options.program}` : '';
+    output.stderr(claimed.created ? `Claimed a new pass${of} for ${keypair.address}.` : `${keypair.address} already had a pass${of}: here it is again.`);
     output.stdout(claimed.downloadUrl);
 
     const file = await client.download(claimed.downloadUrl);

@@ -11,7 +11,10 @@ import type { ErrorCode, Problem } from '../errors';
 /** GET /api/v1/claim/init: the message to sign, and its Sign In With Solana fields. */
 export type InitResult = z.output<typeof initResponseSchema>;
 
-/** POST /api/v1/claim/wallet-pass: `walletType` defaults to Generic. */
+/** What init may name besides the wallet: `program`, a program's slug (none: the default program). */
+export type InitOptions = { program?: string };
+
+/** POST /api/v1/claim/wallet-pass: `walletType` defaults to Generic; `program` must be the one the message was issued for. */
 export type ClaimRequest = z.input<typeof claimBodySchema>;
 
 export type ClaimResult = z.output<typeof claimResponseSchema> & {
@@ -77,9 +80,10 @@ export function createClaimClient(options: ClientOptions = {}) {
   }
 
   return {
-    /** GET /api/v1/claim/init: a single-use sign-in message for `publicKey`. */
-    async init(publicKey: string): Promise<InitResult> {
-      const response = await send(`${baseUrl}/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}`);
+    /** GET /api/v1/claim/init: a single-use sign-in message for `publicKey`, for `options.program` (default: the default program). */
+    async init(publicKey: string, options: InitOptions = {}): Promise<InitResult> {
+      const program = options.program === undefined ? '' : `&program=${encodeURIComponent(options.program)}`;
+      const response = await send(`${baseUrl}/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}${program}`);
       return expectStrings(await readJson(response), INIT_FIELDS, response.status) as InitResult;
     },
 

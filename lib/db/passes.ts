@@ -443,12 +443,16 @@ export async function passStats(db: Queryable, since: Date, program?: string): P
 /** A pass a round checks: active, or voided by an earlier round (never one an operator voided). */
 export type RecheckPass = Pick<Pass, 'serialNumber' | 'publicKey' | 'status'>;
 
-/** The next page of passes to check, after `afterSerial`, in serial order (keyset: stable while passes change). */
-export async function passesToRecheck(db: Queryable, afterSerial: string, limit: number, voidReason: string): Promise<RecheckPass[]> {
+/**
+ * The next page of one program's passes to check, after `afterPublicKey`, in wallet order: a keyset
+ * on the (program, public_key) unique index, so each page reads only that program's passes and
+ * stays stable while passes change (one pass per wallet per program).
+ */
+export async function passesToRecheck(db: Queryable, program: string, afterPublicKey: string, limit: number, voidReason: string): Promise<RecheckPass[]> {
   return db.query<RecheckPass>(
     `select serial_number as "serialNumber", public_key as "publicKey", status from passes
-     where serial_number > $1 and (status = 'active' or (status = 'voided' and void_reason = $3))
-     order by serial_number limit $2`,
-    [afterSerial, limit, voidReason],
+     where program = $1 and public_key > $2 and (status = 'active' or (status = 'voided' and void_reason = $4))
+     order by public_key limit $3`,
+    [program, afterPublicKey, limit, voidReason],
   );
 }

@@ -79,6 +79,17 @@ export async function listPrograms(db: Queryable): Promise<ProgramWithCounts[]> 
   return rows.map(toCounted);
 }
 
+/**
+ * The programs a re-check round may cover: each with a policy of its own, and the default program
+ * (CLAIM_POLICY stands for its policy when it has none). Default first, then by slug.
+ */
+export async function programsToRecheck(db: Queryable): Promise<Program[]> {
+  const rows = await db.query<ProgramRowOut>(
+    `select ${PROGRAM_COLUMNS} from programs g where g.policy is not null or g.slug = 'default' order by g.slug <> 'default', g.slug`,
+  );
+  return rows.map(toProgram);
+}
+
 /** What a new program stores. */
 export type NewProgram = Pick<Program, 'slug' | 'name' | 'status' | 'opensAt' | 'closesAt' | 'supply' | 'policy' | 'checkIn' | 'design'>;
 

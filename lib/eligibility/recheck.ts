@@ -1,22 +1,27 @@
-// Re-check rounds: every ELIGIBILITY_RECHECK_SECONDS the passes are checked again against
-// CLAIM_POLICY. A pass whose wallet no longer qualifies is voided with reason `not_eligible`
-// (voidPass: the change is pushed to its devices and announced by webhook); one voided that way
-// whose wallet qualifies again is restored. An operator's void is never touched. An RPC that
-// fails stops the round: nothing is decided on a missing answer, and the round records why.
+// Re-check rounds: every ELIGIBILITY_RECHECK_SECONDS the passes are checked again against their
+// program's policy: the default program's against CLAIM_POLICY (or its own policy, as its claims
+// are), each other program's against its own; a program without one is skipped. A pass whose
+// wallet no longer qualifies is voided with reason `not_eligible` (voidPass: the change is pushed to
+// its devices and announced by webhook); one voided that way whose wallet qualifies again is
+// restored. An operator's void is never touched. An RPC that fails stops the round: nothing is
+// decided on a missing answer, and the round records why.
 //
 // With several instances on one PostgreSQL, a lease row lets one instance run a round at a time,
-// and no instance starts one within the interval of the last (lib/db/eligibility.ts).
+// and no instance starts one within the interval of the last (lib/db/eligibility.ts). One round
+// covers every program, one after another.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
 import { finishRound, lastRound, type RoundRecord, releaseRecheckLease, renewRecheckLease, startRound, takeRecheckLease } from '../db/eligibility';
 import { passesToRecheck } from '../db/passes';
+import { programsToRecheck } from '../db/programs';
 import { type LifecycleDeps, restorePass, voidPass } from '../passes/lifecycle';
+import type { ProgramDirectory } from '../programs/programs';
 import { describeRule, type EligibilityChecker, type PolicyDescription, type Verdict } from './checker';
 
-/** What a re-check round needs: the checker, and what voiding or restoring a pass needs. */
+/** What a re-check round needs: each program's checker, and what voiding or restoring a pass needs. */
 export type RecheckDeps = LifecycleDeps & {
   config: Pick<Config, 'webhook' | 'eligibilityRecheckSeconds'>;
-  eligibility?: Pick<EligibilityChecker, 'checkMany'>;
+  programs: Pick<ProgramDirectory, 'checkerOf'>;
 };
 
 /** Passes per page: one batch of wallets, whose NFT metadata goes in getMultipleAccounts calls of up to 100. */
@@ -33,17 +38,40 @@ export type RoundOutcome = { ran: false } | { ran: true; round: RoundRecord };
 /** This process's instance name in the lease (only for telling holders apart). */
 const INSTANCE = randomUUID();
 
+type Counts = { checked: number; voided: number; restored: number; error: string | null };
+
 /**
- * Runs one round now if this instance gets the lease (no other round under way, none begun within
- * `intervalSeconds`). Resolves with the round's record, or `{ran: false}` when another instance
- * has it or it is not due.
+ * The programs a round checks now, each with its policy's checker, read afresh from the database
+ * (a policy set on another instance counts at once). A stored policy that no longer parses is
+ * skipped, said in the log: nothing is decided on a rule that cannot be read.
+ */
+async function programsWithCheckers(services: RecheckDeps): Promise<{ slug: string; checker: Pick<EligibilityChecker, 'checkMany'> }[]> {
+  const found: { slug: string; checker: Pick<EligibilityChecker, 'checkMany'> }[] = [];
+  for (const program of await programsToRecheck(services.store.sql)) {
+    try {
+      const checker = services.programs.checkerOf(program);
+      if (checker) found.push({ slug: program.slug, checker });
+    } catch (error) {
+      services.log.error(
+        { event: 'eligibility_program_skipped', program: program.slug, err: (error as Error).message },
+        'a program’s policy cannot be read: its passes are not re-checked',
+      );
+    }
+  }
+  return found;
+}
+
+/**
+ * Runs one round now if some program has a policy and this instance gets the lease (no other
+ * round under way, none begun within `intervalSeconds`). Resolves with the round's record, or
+ * `{ran: false}` when there is nothing to check, another instance has it, or it is not due.
  */
 export async function runRecheckRound(
   services: RecheckDeps,
   options: { intervalSeconds?: number; holder?: string; signal?: AbortSignal } = {},
 ): Promise<RoundOutcome> {
-  const checker = services.eligibility;
-  if (!checker) return { ran: false };
+  const programs = await programsWithCheckers(services);
+  if (programs.length === 0) return { ran: false };
   const db = services.store.sql;
   const holder = options.holder ?? INSTANCE;
   // A little under the interval, so timer drift never skips a due round.
@@ -51,43 +79,24 @@ export async function runRecheckRound(
   if (!(await takeRecheckLease(db, holder, interval, LEASE_SECONDS))) return { ran: false };
 
   const id = await startRound(db);
-  const counts = { checked: 0, voided: 0, restored: 0, error: null as string | null };
-  services.log.info({ event: 'eligibility_round_started', round: id }, 'eligibility re-check round started');
+  const counts: Counts = { checked: 0, voided: 0, restored: 0, error: null };
+  services.log.info({ event: 'eligibility_round_started', round: id, programs: programs.map((program) => program.slug) }, 'eligibility re-check round started');
   try {
-    let after = '';
-    for (;;) {
-      if (options.signal?.aborted) {
-        counts.error = 'stopped: the instance is shutting down';
-        break;
-      }
-      const page = await passesToRecheck(db, after, RECHECK_PAGE, NOT_ELIGIBLE);
-      const last = page.at(-1);
-      if (!last) break;
-      after = last.serialNumber;
-      let verdicts: Map<string, Verdict>;
-      try {
-        verdicts = await checker.checkMany([...new Set(page.map((pass) => pass.publicKey))]);
-      } catch (error) {
-        counts.error = `stopped: ${(error as Error).message}`;
-        services.log.error(
-          { event: 'eligibility_round_stopped', round: id, err: (error as Error).message, checked: counts.checked },
-          'eligibility re-check stopped: nothing more voided this round',
-        );
-        break;
-      }
-      for (const pass of page) {
-        const eligible = verdicts.get(pass.publicKey)?.eligible === true;
-        if (pass.status === 'active' && !eligible) {
-          if ((await voidPass(services, pass.serialNumber, NOT_ELIGIBLE, { ifActive: true })).changed) counts.voided++;
-        } else if (pass.status === 'voided' && eligible) {
-          if ((await restorePass(services, pass.serialNumber, { voidReason: NOT_ELIGIBLE })).changed) counts.restored++;
-        }
-        counts.checked++;
-      }
-      if (!(await renewRecheckLease(db, holder, LEASE_SECONDS))) {
-        counts.error = 'stopped: the lease was taken over by another instance';
-        break;
-      }
+    for (const { slug, checker } of programs) {
+      const before = { ...counts };
+      counts.error = await recheckProgram(services, { id, holder, slug, checker, signal: options.signal }, counts);
+      services.log.info(
+        {
+          event: 'eligibility_program_rechecked',
+          round: id,
+          program: slug,
+          checked: counts.checked - before.checked,
+          voided: counts.voided - before.voided,
+          restored: counts.restored - before.restored,
+        },
+        'eligibility re-check of a program done',
+      );
+      if (counts.error) break;
     }
   } catch (error) {
     counts.error = `stopped: ${(error as Error).message}`;
@@ -103,13 +112,54 @@ export async function runRecheckRound(
 }
 
 /**
- * Starts the re-check timer of this instance (when there is a policy and the interval is not 0):
- * it looks every min(interval, 60 s) whether a round is due, and runs it if it gets the lease.
- * Returns the function that stops it (waiting for a round under way).
+ * Checks one program's passes, a page at a time, adding to `counts`. Resolves with why the round
+ * must stop (shutting down, the RPC failed, the lease lost), or null when the program is done.
+ */
+async function recheckProgram(
+  services: RecheckDeps,
+  round: { id: number; holder: string; slug: string; checker: Pick<EligibilityChecker, 'checkMany'>; signal?: AbortSignal },
+  counts: Counts,
+): Promise<string | null> {
+  const db = services.store.sql;
+  let after = '';
+  for (;;) {
+    if (round.signal?.aborted) return 'stopped: the instance is shutting down';
+    const page = await passesToRecheck(db, round.slug, after, RECHECK_PAGE, NOT_ELIGIBLE);
+    const last = page.at(-1);
+    if (!last) return null;
+    after = last.publicKey;
+    let verdicts: Map<string, Verdict>;
+    try {
+      verdicts = await round.checker.checkMany(page.map((pass) => pass.publicKey));
+    } catch (error) {
+      services.log.error(
+        { event: 'eligibility_round_stopped', round: round.id, program: round.slug, err: (error as Error).message, checked: counts.checked },
+        'eligibility re-check stopped: nothing more voided this round',
+      );
+      return `stopped: ${(error as Error).message}`;
+    }
+    for (const pass of page) {
+      const eligible = verdicts.get(pass.publicKey)?.eligible === true;
+      if (pass.status === 'active' && !eligible) {
+        if ((await voidPass(services, pass.serialNumber, NOT_ELIGIBLE, { ifActive: true })).changed) counts.voided++;
+      } else if (pass.status === 'voided' && eligible) {
+        if ((await restorePass(services, pass.serialNumber, { voidReason: NOT_ELIGIBLE })).changed) counts.restored++;
+      }
+      counts.checked++;
+    }
+    if (!(await renewRecheckLease(db, round.holder, LEASE_SECONDS))) return 'stopped: the lease was taken over by another instance';
+  }
+}
+
+/**
+ * Starts the re-check timer of this instance (unless the interval is 0): it looks every
+ * min(interval, 60 s) whether a round is due, and runs it if some program has a policy and it gets
+ * the lease. It runs without CLAIM_POLICY too: an operator may give any program a policy at any
+ * time. Returns the function that stops it (waiting for a round under way).
  */
 export function startRechecks(services: RecheckDeps): () => Promise<void> {
   const seconds = services.config.eligibilityRecheckSeconds;
-  if (!services.eligibility || seconds <= 0) return async () => {};
+  if (seconds <= 0) return async () => {};
   let running: Promise<unknown> | undefined;
   const stopping = new AbortController();
   const tick = () => {

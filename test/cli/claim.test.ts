@@ -13,6 +13,7 @@ import { PROBLEMS } from '@/lib/errors';
 import { WALLET_TYPES } from '@/lib/wallet-types';
 import { inspectPkpass } from '../support/pkpass';
 import { freePort, ROOT, type RunningServer, startServer } from '../support/server';
+import { TestWallet } from '../support/wallet';
 
 type Run = { exitCode: number | null; stdout: string; stderr: string };
 
@@ -52,10 +53,15 @@ describe('npm run claim, against the running service', () => {
   let dir: string;
   let keypair: string;
   let address: string;
+  /** An operator of `service`, who makes the programs the command claims from. */
+  const operator = new TestWallet();
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'wpc-cli-'));
-    [service, limited] = await Promise.all([startServer({ LOG_LEVEL: 'warn' }), startServer({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1' })]);
+    [service, limited] = await Promise.all([
+      startServer({ LOG_LEVEL: 'warn', OPERATOR_WALLETS: operator.publicKey }),
+      startServer({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1' }),
+    ]);
     const made = await runScript('keygen', ['--out', 'id.json'], dir);
     expect(made.exitCode).toBe(0);
     address = made.stdout.trim();
@@ -110,7 +116,7 @@ describe('npm run claim, against the running service', () => {
   it('--help documents every option, the 13 wallet types and every exit code', async () => {
     const run = await runScript('claim', ['--help'], dir);
     expect(run.exitCode).toBe(0);
-    for (const option of ['--keypair', '--url', '--wallet-type', '--out', '--help', 'http://localhost:3000', '~/.config/solana/id.json']) {
+    for (const option of ['--keypair', '--url', '--program', '--wallet-type', '--out', '--help', 'http://localhost:3000', '~/.config/solana/id.json']) {
       expect(run.stdout).toContain(option);
     }
     for (const walletType of WALLET_TYPES) expect(run.stdout).toContain(walletType);
@@ -183,6 +189,80 @@ describe('npm run claim, against the running service', () => {
     expect(run.stdout).toMatch(/\/download\?pass=/);
     expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`claim: cannot save the pass to ${target}: no such directory`);
     expect(run.exitCode).toBe(LOCAL_EXIT_CODES.save_failed.exitCode);
+  });
+
+  describe('--program', () => {
+    /** Creates a program on `service` through the operator API, signed in as `operator`. */
+    async function createProgram(program: Record<string, unknown>): Promise<void> {
+      const init = await fetch(`${service.baseUrl}/api/v1/operator/sessions/init?publicKey=${operator.publicKey}`);
+      const { message } = (await init.json()) as { message: string };
+      const session = await fetch(`${service.baseUrl}/api/v1/operator/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message, signature: operator.sign(message), publicKey: operator.publicKey }),
+      });
+      const { token } = (await session.json()) as { token: string };
+      const created = await fetch(`${service.baseUrl}/api/v1/operator/programs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(program),
+      });
+      expect(created.status, await created.text()).toBe(201);
+    }
+
+    it('claims from the program named: a pass of that program, the same URL again; sold out, closed and unknown programs each exit with their code', async () => {
+      await createProgram({
+        slug: 'cli-summit',
+        name: 'CLI Summit',
+        status: 'live',
+        supply: 2,
+        design: {
+          style: 'eventTicket',
+          organizationName: 'CLI Summit',
+          description: 'CLI Summit ticket',
+          logoText: 'CLI Summit',
+          backgroundColor: '#101820',
+          foregroundColor: '#ffffff',
+          labelColor: '#14f195',
+          fields: { primary: [{ key: 'holder', label: 'Holder', value: '{shortAddress}' }] },
+          barcode: 'qr',
+        },
+      });
+      await createProgram({ slug: 'cli-closed', name: 'CLI closed', status: 'closed' });
+
+      const run = await runScript('claim', ['-k', keypair, '-u', service.baseUrl, '--program', 'cli-summit', '-o', 'summit.pkpass'], dir);
+      expect(run.stderr).toContain(`Claimed a new pass of cli-summit for ${address}.`);
+      expect(run.exitCode).toBe(0);
+      const url = run.stdout.trim();
+      expect(url).toMatch(new RegExp(`^${service.baseUrl}/download\\?pass=[\\w-]{43}$`));
+      const pass = inspectPkpass(readFileSync(path.join(dir, 'summit.pkpass')));
+      expect(pass.opensslVerify().ok).toBe(true);
+      // The scanner check says which program the saved pass is of.
+      const serial = (pass.passJson as { serialNumber: string }).serialNumber;
+      const check = await fetch(`${service.baseUrl}/api/v1/passes/verify?serial=${encodeURIComponent(serial)}`);
+      expect(await check.json()).toMatchObject({ program: 'cli-summit', publicKey: address });
+
+      const again = await runScript('claim', ['-k', keypair, '-u', service.baseUrl, '-p', 'cli-summit', '-o', 'summit.pkpass'], dir);
+      expect(again.exitCode).toBe(0);
+      expect(again.stdout.trim()).toBe(url);
+      expect(again.stderr).toContain(`${address} already had a pass of cli-summit`);
+
+      // Its second pass goes to another keypair; a third is refused.
+      for (const name of ['second.json', 'third.json']) expect((await runScript('keygen', ['--out', name], dir)).exitCode).toBe(0);
+      expect((await runScript('claim', ['-k', path.join(dir, 'second.json'), '-u', service.baseUrl, '-p', 'cli-summit'], dir)).exitCode).toBe(0);
+      const soldOut = await runScript('claim', ['-k', path.join(dir, 'third.json'), '-u', service.baseUrl, '-p', 'cli-summit'], dir);
+      expectFailure(soldOut, PROBLEM_EXIT_CODES.sold_out, 'claim: sold_out (403): ', 'CLI Summit');
+      expectFailure(
+        await runScript('claim', ['-k', keypair, '-u', service.baseUrl, '-p', 'cli-closed'], dir),
+        PROBLEM_EXIT_CODES.program_closed,
+        'claim: program_closed (403): ',
+      );
+      expectFailure(
+        await runScript('claim', ['-k', keypair, '-u', service.baseUrl, '-p', 'no-such-program'], dir),
+        PROBLEM_EXIT_CODES.program_not_found,
+        'claim: program_not_found (404): ',
+      );
+    });
   });
 
   it('over the rate limit: rate_limited, with the seconds to wait, and exit 18', async () => {

@@ -9,6 +9,8 @@ import { problem } from '@/lib/api/frame';
 import { describeFailure, LOCAL_EXIT_CODES, PROBLEM_EXIT_CODES } from '@/lib/cli/claim';
 import { ClaimApiError, type ClaimClient, createClaimClient } from '@/lib/client';
 import { AppError, PROBLEMS } from '@/lib/errors';
+import { createProgram } from '@/lib/programs/programs';
+import { programCreateSchema } from '@/lib/programs/schema';
 import { TestApp, TestWallet } from '../support/app';
 import { inspectPkpass } from '../support/pkpass';
 import { freePort } from '../support/server';
@@ -171,6 +173,40 @@ describe('the typed client, through the route handlers', () => {
     } finally {
       await gated.close();
     }
+  });
+
+  it('names a program at init and claim; rejects with program_not_found, program_closed and sold_out, each with its exit code', async () => {
+    const setUp = (program: Record<string, unknown>) => createProgram(app.services, programCreateSchema.parse(program));
+    await setUp({ slug: 'client-one', name: 'One of one', status: 'live', supply: 1 });
+    await setUp({ slug: 'client-shut', name: 'Shut', status: 'closed' });
+    await setUp({ slug: 'client-later', name: 'Later', status: 'live', opensAt: '2099-01-01T00:00:00.000Z' });
+
+    const wallet = new TestWallet();
+    const issued = await client.init(wallet.publicKey, { program: 'client-one' });
+    expect(issued.message).toContain(`\nResources:\n- ${BASE}/p/client-one`);
+    const signed = { message: issued.message, signature: wallet.sign(issued.message), publicKey: wallet.publicKey };
+    // The message is the program's: it claims only there.
+    expectProblem(await failureOf(client.claim(signed)), 'message_not_issued');
+    const claimed = await client.claim({ ...signed, program: 'client-one' });
+    expect(claimed).toEqual({ downloadUrl: expect.stringMatching(/^https:\/\/passes\.example\.com\/download\?pass=[\w-]{43}$/), created: true });
+    // Without a program, init is the default program's, as before: no Resources line.
+    expect((await client.init(wallet.publicKey)).message).not.toContain('Resources');
+
+    // Its one pass is issued: another wallet is refused (at init, or, while this instance still
+    // has the program as it read it a moment ago, by the claim's statement).
+    const late = new TestWallet();
+    const attempt = client
+      .init(late.publicKey, { program: 'client-one' })
+      .then(({ message }) => client.claim({ message, signature: late.sign(message), publicKey: late.publicKey, program: 'client-one' }));
+    expectProblem(await failureOf(attempt), 'sold_out');
+    expectProblem(await failureOf(client.init(wallet.publicKey, { program: 'client-shut' })), 'program_closed');
+    const later = await failureOf(client.init(wallet.publicKey, { program: 'client-later' }));
+    expectProblem(later, 'program_closed');
+    expect(later.detail).toContain('2099-01-01T00:00:00.000Z');
+    expectProblem(await failureOf(client.init(wallet.publicKey, { program: 'no-such-program' })), 'program_not_found');
+    const malformed = await failureOf(client.init(wallet.publicKey, { program: 'Not A Slug' }));
+    expectProblem(malformed, 'invalid_request');
+    expect(malformed.problem!.fields).toEqual([{ field: 'program', message: expect.any(String) }]);
   });
 
   it('met every problem code the claim API answers', () => {

@@ -30,7 +30,7 @@ export const eligibilityStatusSchema = z
         id: z.number().int(),
         startedAt: z.string(),
         finishedAt: z.string().nullable().meta({ description: 'Null while the round is under way.' }),
-        checked: z.number().int().meta({ description: 'Passes checked (active, and voided as not_eligible).' }),
+        checked: z.number().int().meta({ description: 'Passes checked (active, and voided as not_eligible), of every program with a policy.' }),
         voided: z.number().int().meta({ description: 'Passes voided with reason not_eligible.' }),
         restored: z.number().int().meta({ description: 'Passes voided as not_eligible earlier and restored now.' }),
         error: z.string().nullable().meta({ description: 'Why the round stopped early (the Solana RPC did not answer); null when it went through.' }),
