@@ -93,6 +93,7 @@ describe.each(BACKENDS)('passes on %s', (backend) => {
         expired: false,
         serialNumber: serial,
         publicKey: wallet.publicKey,
+        program: 'default',
         walletType: 'Trust',
         claimedAt: expect.any(String),
         issuer: 'Door Test Club',

@@ -85,7 +85,7 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     expect(event).toEqual({
       type: 'pass.created',
       timestamp: expect.any(String),
-      data: { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare' },
+      data: { serialNumber: serial, publicKey: wallet.publicKey, program: 'default', walletType: 'Solflare' },
     });
     expect(Math.abs(Date.parse(event.timestamp) - Date.now())).toBeLessThan(30_000);
     expect(request.body).not.toContain(passId);
@@ -136,7 +136,7 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
       10_000,
       'two pass.scanned',
     );
-    expect(scanned[0]!.event.data).toEqual({ serialNumber: serial, publicKey: expect.any(String), walletType: 'Solflare' });
+    expect(scanned[0]!.event.data).toEqual({ serialNumber: serial, publicKey: expect.any(String), program: 'default', walletType: 'Solflare' });
     await allDelivered();
     expect(eventsFor(serial, 'pass.scanned')).toHaveLength(2);
     expect(eventsFor(unknown)).toEqual([]);
@@ -156,10 +156,11 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     );
     expect(events.map(({ event }) => event.type).sort()).toEqual(['pass.restored', 'pass.voided']);
     const voided = events.find(({ event }) => event.type === 'pass.voided')!.event;
-    expect(voided.data).toEqual({ serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', reason: 'ticket refunded' });
+    expect(voided.data).toEqual({ serialNumber: serial, publicKey: wallet.publicKey, program: 'default', walletType: 'Solflare', reason: 'ticket refunded' });
     expect(events.find(({ event }) => event.type === 'pass.restored')!.event.data).toEqual({
       serialNumber: serial,
       publicKey: wallet.publicKey,
+      program: 'default',
       walletType: 'Solflare',
     });
   });
@@ -179,8 +180,8 @@ describe.each(BACKENDS)('webhooks on %s', (backend) => {
     );
     const data = updates.map(({ event }) => event.data).sort((a, b) => String(a.expirationDate).localeCompare(String(b.expirationDate)));
     expect(data).toEqual([
-      { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', expirationDate: '2030-06-01T16:00:00.000Z' },
-      { serialNumber: serial, publicKey: wallet.publicKey, walletType: 'Solflare', relevantDate: '2030-05-31T20:00:00.000Z' },
+      { serialNumber: serial, publicKey: wallet.publicKey, program: 'default', walletType: 'Solflare', expirationDate: '2030-06-01T16:00:00.000Z' },
+      { serialNumber: serial, publicKey: wallet.publicKey, program: 'default', walletType: 'Solflare', relevantDate: '2030-05-31T20:00:00.000Z' },
     ]);
     await allDelivered();
     expect(eventsFor(serial, 'pass.updated')).toHaveLength(2);

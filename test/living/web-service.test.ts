@@ -258,7 +258,13 @@ describe('device webhook events', () => {
     expect((await phone.register(randomBytes(32).toString('hex'))).status).toBe(200);
     const registered = await events('device.registered', installed.serialNumber);
     expect(registered.map((e) => e.data)).toEqual([
-      { serialNumber: installed.serialNumber, publicKey: installed.wallet.publicKey, walletType: 'Generic', deviceLibraryIdentifier: phone.deviceId },
+      {
+        serialNumber: installed.serialNumber,
+        publicKey: installed.wallet.publicKey,
+        program: 'default',
+        walletType: 'Generic',
+        deviceLibraryIdentifier: phone.deviceId,
+      },
     ]);
     expect((await phone.unregister()).status).toBe(200);
     expect((await phone.unregister()).status).toBe(200);
@@ -330,6 +336,7 @@ describe.each(BACKENDS)('bounds on the devices of a pass on %s', (backend) => {
         .map((phone) => ({
           serialNumber: installed.serialNumber,
           publicKey: installed.wallet.publicKey,
+          program: 'default',
           walletType: 'Generic',
           deviceLibraryIdentifier: phone.deviceId,
           reason: 'device_limit',

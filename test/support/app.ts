@@ -83,8 +83,9 @@ export class TestApp {
     return this.api.handle(new Request(new URL(pathAndQuery, 'http://localhost:3000'), request), { peer: ip, requestId });
   }
 
-  async init(publicKey: string, ip?: string): Promise<InitBody> {
-    const response = await this.fetch(`/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}`, { ip });
+  async init(publicKey: string, ip?: string, program?: string): Promise<InitBody> {
+    const query = program ? `&program=${encodeURIComponent(program)}` : '';
+    const response = await this.fetch(`/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}${query}`, { ip });
     if (response.status !== 200) throw new Error(`init answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as InitBody;
   }
@@ -111,15 +112,27 @@ export class TestApp {
     return ((await session.json()) as { token: string }).token;
   }
 
-  /** init, sign, claim: the whole flow for one wallet. */
-  async claimWith(wallet: TestWallet, options: { walletType?: string; layout?: Layout } = {}): Promise<Response> {
-    const { message } = await this.init(wallet.publicKey);
+  /** init, sign, claim: the whole flow for one wallet (of `program`, when given; the default otherwise). */
+  async claimWith(wallet: TestWallet, options: { walletType?: string; layout?: Layout; program?: string } = {}): Promise<Response> {
+    const { message } = await this.init(wallet.publicKey, undefined, options.program);
     return this.postClaim({
       message,
       signature: wallet.sign(message, options.layout),
       publicKey: wallet.publicKey,
       ...(options.walletType ? { walletType: options.walletType } : {}),
+      ...(options.program ? { program: options.program } : {}),
     });
+  }
+
+  /** Creates a program through the operator API with an operator session's token (TestApp.operatorToken); resolves with the program. */
+  async createProgram(operatorToken: string, program: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const response = await this.fetch('/api/v1/operator/programs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${operatorToken}` },
+      body: JSON.stringify(program),
+    });
+    if (response.status !== 201) throw new Error(`program creation answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown>;
   }
 }
 
