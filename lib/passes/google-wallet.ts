@@ -6,7 +6,7 @@
 import { type CryptoKey, importPKCS8, SignJWT } from 'jose';
 import { shortAddress } from '../address';
 import { type Config, ConfigError } from '../config';
-import type { BarcodeFormat } from '../programs/schema';
+import { type BarcodeFormat, DEFAULT_PROGRAM } from '../programs/schema';
 import { type PassContent, type PassProgram, passDates, passText, programFields, programNames, verifyUrl } from './content';
 
 export const GOOGLE_SAVE_URL = 'https://pay.google.com/gp/v/save/';
@@ -64,11 +64,12 @@ export const LONGEST_PASS: PassContent = {
 export const classId = (google: Pick<GoogleWallet, 'issuerId'>) => `${google.issuerId}.wallet_pass`;
 
 /**
- * The class of a pass: one per program with a design of its own (slugs have no `_`, so
- * `program_<slug>` never meets another program's class or `wallet_pass`), the issuer's one otherwise.
+ * The class of a pass: one per program (slugs have no `_`, so `program_<slug>` never meets another
+ * program's class or `wallet_pass`). The default program keeps the issuer's one, even given a
+ * design: its objects name that class already, and an object's class does not change.
  */
 export const classIdOf = (content: Pick<PassContent, 'program'>, google: Pick<GoogleWallet, 'issuerId'>) =>
-  content.program ? `${google.issuerId}.program_${content.program.slug.replaceAll('-', '_')}` : classId(google);
+  content.program && content.program.slug !== DEFAULT_PROGRAM ? `${google.issuerId}.program_${content.program.slug.replaceAll('-', '_')}` : classId(google);
 
 const BARCODE_TYPES: Record<BarcodeFormat, string> = { qr: 'QR_CODE', pdf417: 'PDF_417', aztec: 'AZTEC', code128: 'CODE_128' };
 

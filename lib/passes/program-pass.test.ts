@@ -239,8 +239,10 @@ describe('a program pass on Google Wallet', () => {
     expect(object).not.toHaveProperty('subheader');
   });
 
-  it('keeps the default program’s passes in the issuer’s one class', () => {
+  it('keeps the default program’s passes in the issuer’s one class, with or without a design', () => {
     const { program: _, ...plain } = pass(program(TICKET));
     expect(genericObject(plain, google).classId).toBe(`${TEST_ISSUER_ID}.wallet_pass`);
+    const designed = genericObject(pass({ ...program(TICKET), slug: 'default' }), google);
+    expect(designed).toMatchObject({ classId: `${TEST_ISSUER_ID}.wallet_pass`, hexBackgroundColor: '#102030' });
   });
 });
