@@ -4,9 +4,12 @@
 // design, and the APNs stand-in gets the push, the device's "changed since" list names the pass,
 // the latest file has a new ETag with the new colours and fields, and the Google stand-in's object
 // follows. The device of another program's pass is never pushed.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApnsClient } from '@/lib/passes/apns';
+import { applyProgramChange } from '@/lib/programs/programs';
 import { eventually } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 import { TEST_ISSUER_ID } from '../support/google';
@@ -192,6 +195,44 @@ describe.each(BACKENDS)('a change to a live program on %s', (backend) => {
     expect((await clubPhone.list(clubTag)).status).toBe(204);
     const clubFile = inspectPkpass(Buffer.from(await (await clubPhone.latest()).arrayBuffer()));
     expect(clubFile.passJson.backgroundColor).toBe('rgb(0, 0, 0)');
+  });
+
+  it('carries the program’s images (the generic icon while it has none of its own), and an image change is a new file', async () => {
+    const installed = await installPass(app, new TestWallet(), CLUB.slug);
+    const genericIcon = readFileSync(path.join(process.cwd(), 'lib/passes/assets/generic/icon.png'));
+    expect(Object.keys(installed.pass.files).sort()).toEqual(['icon.png', 'icon@2x.png', 'icon@3x.png', 'manifest.json', 'pass.json', 'signature']);
+    expect(installed.pass.files['icon.png']!.equals(genericIcon)).toBe(true);
+    const etagBefore = (await app.fetch(installed.downloadPath)).headers.get('etag');
+
+    // Images as an upload stores them (lib/db/program-images.ts), and the program's version moved with them.
+    const phantom = (file: string) => readFileSync(path.join(process.cwd(), 'lib/passes/assets/phantom', file));
+    for (const [kind, file] of [
+      ['icon', 'icon.png'],
+      ['icon', 'icon@2x.png'],
+      ['logo', 'logo.png'],
+    ] as const) {
+      const bytes = phantom(file);
+      await app.services.store.sql.query(`insert into program_images (program, kind, file, bytes, sha1, width, height) values ($1, $2, $3, $4, $5, 1, 1)`, [
+        CLUB.slug,
+        kind,
+        file,
+        bytes,
+        createHash('sha1').update(bytes).digest('hex'),
+      ]);
+    }
+    await applyProgramChange(app.services, CLUB.slug, {}, true);
+
+    const download = await app.fetch(installed.downloadPath);
+    expect(download.headers.get('etag')).not.toBe(etagBefore);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    const file = inspectPkpass(bytes);
+    expect(Object.keys(file.files).sort()).toEqual(['icon.png', 'icon@2x.png', 'logo.png', 'manifest.json', 'pass.json', 'signature']);
+    expect(file.files['icon.png']!.equals(phantom('icon.png'))).toBe(true);
+    expect(file.files['logo.png']!.equals(phantom('logo.png'))).toBe(true);
+    expect(file.manifestMismatches).toEqual([]);
+    expect(file.opensslVerify().ok).toBe(true);
+    // The same version of the pass and program: the same bytes again.
+    expect(Buffer.from(await (await app.fetch(installed.downloadPath)).arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   it('pushes no device when a change leaves what passes show as it was (the status)', async () => {
