@@ -16,7 +16,7 @@ import { type JobContext, PermanentJobFailure, type TaskList } from '../queue';
 import { webhookEventData, webhookEventJobs } from '../webhooks';
 import { asSerialNumber, type SerialNumber } from './ids';
 import { PASS_CHANGED_JOB } from './lifecycle';
-import { type Living, passContentOf } from './living';
+import { currentPassContent, type Living } from './living';
 
 export const APNS_PUSH_JOB = 'apns.push';
 export const GOOGLE_OBJECT_SYNC_JOB = 'google.object.sync';
@@ -84,7 +84,7 @@ async function googleObjectSync(deps: ChangeJobsDeps, payload: GoogleObjectSync)
   if (!living.googleApi) throw new PermanentJobFailure('Google Wallet is no longer configured');
   const pass = await findPass(deps.store.sql, { serialNumber });
   if (!pass) throw new PermanentJobFailure('no such pass');
-  // The pass as it is now, not as it was when the job was made: a late retry never undoes a later change.
-  await living.googleApi.upsertObject(passContentOf(pass, living.tokenKey));
+  // The pass (and its program) as it is now, not as it was when the job was made: a late retry never undoes a later change.
+  await living.googleApi.upsertObject(await currentPassContent(deps.store, pass, living.tokenKey));
   if (!pass.googleObjectAt) await markGoogle(deps.store.sql, serialNumber, new Date(), true);
 }

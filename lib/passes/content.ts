@@ -2,8 +2,17 @@
 // Explorer link, shared by the Apple pass (./pkpass.ts) and the Google Wallet object
 // (./google-wallet.ts) so the two never disagree.
 import { shortAddress } from '../address';
+import { fillPlaceholders } from '../programs/design';
+import type { Design, DesignField, FieldGroup } from '../programs/schema';
 import type { WalletType } from '../wallet-types';
 import { designFor } from './designs';
+
+/**
+ * The program of a pass whose program has a design of its own (every program but the default,
+ * whose passes follow each wallet's brand). Its version keys what is built from it once (the
+ * Google class).
+ */
+export type PassProgram = { slug: string; name: string; version: string; design: Design };
 
 /** What a pass says: one wallet's claim. */
 export type PassContent = {
@@ -22,6 +31,8 @@ export type PassContent = {
    * with which Wallet registers for and fetches its updates (./authentication-token.ts).
    */
   authenticationToken?: string;
+  /** Absent: the wallet-brand designs (./designs.ts), as the default program's passes have always had. */
+  program?: PassProgram;
 };
 
 /** Where Wallet reaches the PassKit web service of this service's passes. */
@@ -59,5 +70,40 @@ export function passText(content: PassContent, issuer: PassIssuerText) {
     fullAddress: { label: 'Wallet address', value: content.publicKey },
     explorer: { label: 'Solana Explorer', value: explorerUrl(content.publicKey, issuer.chainId) },
     issuedBy: { label: 'Issued by', value: issuer.organizationName },
+  };
+}
+
+/**
+ * The dates the pass carries: the pass's own (set by an operator) before its program's design's.
+ * Passes without a program design have only their own.
+ */
+export function passDates(content: Pick<PassContent, 'expirationDate' | 'relevantDate' | 'program'>): { expirationDate?: Date; relevantDate?: Date } {
+  const design = content.program?.design;
+  const expirationDate = content.expirationDate ?? (design?.expirationDate ? new Date(design.expirationDate) : undefined);
+  const relevantDate = content.relevantDate ?? (design?.relevantDate ? new Date(design.relevantDate) : undefined);
+  return { ...(expirationDate ? { expirationDate } : {}), ...(relevantDate ? { relevantDate } : {}) };
+}
+
+/** What a program pass says beside its fields: the names on it, falling back to the program's name. */
+export function programNames(program: PassProgram): { organizationName: string; description: string; logoText: string } {
+  const { design } = program;
+  return {
+    organizationName: design.organizationName ?? program.name,
+    description: design.description ?? program.name,
+    logoText: design.logoText ?? program.name,
+  };
+}
+
+/** A program design's fields, group by group, with their placeholders filled for this pass. */
+export function programFields(content: PassContent, program: PassProgram): Record<FieldGroup, DesignField[]> {
+  const values = { publicKey: content.publicKey, serialNumber: content.serialNumber, claimedAt: content.claimedAt, walletType: content.walletType };
+  const fill = (fields: DesignField[]) => fields.map((field) => ({ ...field, value: fillPlaceholders(field.value, values) }));
+  const { fields } = program.design;
+  return {
+    header: fill(fields.header),
+    primary: fill(fields.primary),
+    secondary: fill(fields.secondary),
+    auxiliary: fill(fields.auxiliary),
+    back: fill(fields.back),
   };
 }

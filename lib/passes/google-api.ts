@@ -9,7 +9,7 @@
 // gcp-metadata (metadata-server probing) for what is one form POST and a cached token.
 import { SignJWT } from 'jose';
 import type { PassContent } from './content';
-import { classId, type GoogleWallet, genericObject } from './google-wallet';
+import { type GoogleWallet, genericObject } from './google-wallet';
 
 export const WALLET_OBJECT_SCOPE = 'https://www.googleapis.com/auth/wallet_object.issuer';
 const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -31,7 +31,8 @@ export type GoogleWalletApiOptions = { tokenUri: string; apiUrl: string; timeout
 export class GoogleWalletApi {
   private token: { value: string; renewAt: number } | undefined;
   private pendingToken: Promise<string> | undefined;
-  private classReady = false;
+  /** The classes known to exist, each with the program version it was made for ('' for the issuer's own). */
+  private readonly classesReady = new Map<string, string>();
 
   constructor(
     private readonly google: GoogleWallet,
@@ -40,24 +41,31 @@ export class GoogleWalletApi {
 
   /**
    * Makes the object of `content` hold its current fields and state: PATCH it, and when Google
-   * has none yet, insert it (and the issuer's class, the first time). Concurrent inserts of one
-   * object end in a PATCH of the later one.
+   * has none yet, insert it (and its class, the first time: the issuer's, or its program's).
+   * Concurrent inserts of one object end in a PATCH of the later one.
    */
   async upsertObject(content: PassContent): Promise<void> {
     const object = { ...genericObject(content, this.google), state: content.voided ? 'INACTIVE' : 'ACTIVE' };
     const path = `/genericObject/${encodeURIComponent(object.id)}`;
-    // Patch semantics: a field sent as null is cleared (an expiry the operator removed).
-    const patched = await this.call('PATCH', path, { validTimeInterval: null, ...object }, [404]);
+    // Patch semantics: a field sent as null is cleared (an expiry the operator removed; a program
+    // pass's subheader, when its design's first primary field lost its label).
+    const cleared = { validTimeInterval: null, ...(content.program ? { subheader: null } : {}) };
+    const patched = await this.call('PATCH', path, { ...cleared, ...object }, [404]);
     if (patched !== 404) return;
-    await this.ensureClass();
+    await this.ensureClass(object.classId, content.program?.version ?? '');
     const inserted = await this.call('POST', '/genericObject', object, [409]);
-    if (inserted === 409) await this.call('PATCH', path, { validTimeInterval: null, ...object });
+    if (inserted === 409) await this.call('PATCH', path, { ...cleared, ...object });
   }
 
-  private async ensureClass(): Promise<void> {
-    if (this.classReady) return;
-    await this.call('POST', '/genericClass', { id: classId(this.google) }, [409]);
-    this.classReady = true;
+  /**
+   * Makes the class exist before an object names it: inserted once per class and program version
+   * in this process (a class that exists already is 409, which is what is wanted). The class holds
+   * only its id: what a pass shows is its object's.
+   */
+  private async ensureClass(id: string, version: string): Promise<void> {
+    if (this.classesReady.get(id) === version) return;
+    await this.call('POST', '/genericClass', { id }, [409]);
+    this.classesReady.set(id, version);
   }
 
   /** One API call; the status when it is one of `tolerated`, otherwise throws unless 2xx. A stale token is renewed once. */

@@ -4,8 +4,10 @@
 // (and, the first time, its class) in the issuer's Google Wallet account; nothing is sent to
 // Google from here.
 import { type CryptoKey, importPKCS8, SignJWT } from 'jose';
+import { shortAddress } from '../address';
 import { type Config, ConfigError } from '../config';
-import { type PassContent, passText, verifyUrl } from './content';
+import { type BarcodeFormat, DEFAULT_PROGRAM } from '../programs/schema';
+import { type PassContent, type PassProgram, passDates, passText, programFields, programNames, verifyUrl } from './content';
 
 export const GOOGLE_SAVE_URL = 'https://pay.google.com/gp/v/save/';
 
@@ -58,8 +60,18 @@ export const LONGEST_PASS: PassContent = {
   claimedAt: new Date('2026-09-28T00:00:00Z'),
 };
 
-/** One class for every pass of this issuer: the colours and text are the object's own. */
+/** One class for every pass of the default program: the colours and text are the object's own. */
 export const classId = (google: Pick<GoogleWallet, 'issuerId'>) => `${google.issuerId}.wallet_pass`;
+
+/**
+ * The class of a pass: one per program (slugs have no `_`, so `program_<slug>` never meets another
+ * program's class or `wallet_pass`). The default program keeps the issuer's one, even given a
+ * design: its objects name that class already, and an object's class does not change.
+ */
+export const classIdOf = (content: Pick<PassContent, 'program'>, google: Pick<GoogleWallet, 'issuerId'>) =>
+  content.program && content.program.slug !== DEFAULT_PROGRAM ? `${google.issuerId}.program_${content.program.slug.replaceAll('-', '_')}` : classId(google);
+
+const BARCODE_TYPES: Record<BarcodeFormat, string> = { qr: 'QR_CODE', pdf417: 'PDF_417', aztec: 'AZTEC', code128: 'CODE_128' };
 
 const text = (value: string) => ({ defaultValue: { language: 'en', value } });
 
@@ -70,6 +82,7 @@ const text = (value: string) => ({ defaultValue: { language: 'en', value } });
  * text of the Solana Explorer link (Apple's two back fields in one).
  */
 export function genericObject(content: PassContent, google: GoogleWallet) {
+  if (content.program) return programObject(content, content.program, google);
   const pass = passText(content, google);
   return {
     id: googleObjectId(content, google),
@@ -88,6 +101,34 @@ export function genericObject(content: PassContent, google: GoogleWallet) {
     ...(content.voided ? { state: 'INACTIVE' } : {}),
     // Google shows a pass past its interval's end as expired.
     ...(content.expirationDate ? { validTimeInterval: { end: { date: content.expirationDate.toISOString() } } } : {}),
+  };
+}
+
+/**
+ * The Generic object of a program pass, drawn from its design as the Apple pass is: the card title
+ * is the logo text (or the program's name), the header the first primary field (its label the
+ * subheader), every other field a text module, the barcode in the design's format.
+ */
+function programObject(content: PassContent, program: PassProgram, google: GoogleWallet) {
+  const fields = programFields(content, program);
+  const [primary, ...morePrimary] = fields.primary;
+  const { expirationDate } = passDates(content);
+  const modules = [...fields.header, ...morePrimary, ...fields.secondary, ...fields.auxiliary, ...fields.back];
+  return {
+    id: googleObjectId(content, google),
+    classId: classIdOf(content, google),
+    hexBackgroundColor: program.design.backgroundColor,
+    cardTitle: text(programNames(program).logoText),
+    ...(primary?.label ? { subheader: text(primary.label) } : {}),
+    header: text(primary?.value ?? program.name),
+    textModulesData: modules.map((field) => ({ id: field.key, ...(field.label ? { header: field.label } : {}), body: field.value })),
+    barcode: {
+      type: BARCODE_TYPES[program.design.barcode],
+      value: verifyUrl(google.publicBaseUrl, content.serialNumber),
+      alternateText: shortAddress(content.publicKey),
+    },
+    ...(content.voided ? { state: 'INACTIVE' } : {}),
+    ...(expirationDate ? { validTimeInterval: { end: { date: expirationDate.toISOString() } } } : {}),
   };
 }
 

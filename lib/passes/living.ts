@@ -6,18 +6,21 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { markGoogle, type Pass, passFileLastModified, savePassFile, savePassFileEtag } from '../db/passes';
+import { findProgram, type Program } from '../db/programs';
 import type { Store } from '../db/store';
 import { isAppError } from '../errors';
 import type { Logger } from '../log';
+import { programImages } from '../programs/images';
+import { DEFAULT_PROGRAM } from '../programs/schema';
 import { isWalletType, type WalletType } from '../wallet-types';
 import { ApnsClient } from './apns';
 import { authenticationToken, loadTokenKey, type TokenKey, tokenHash } from './authentication-token';
 import type { SigningMaterial } from './certificates';
-import type { PassContent } from './content';
+import type { PassContent, PassProgram } from './content';
 import { GoogleWalletApi } from './google-api';
 import { type GoogleWallet, googleObjectId, googleSaveUrl, googleSaveUrlOfObject } from './google-wallet';
 import { PassFileCache } from './pass-file-cache';
-import { buildPkpass, type PassIssuer, passFilename } from './pkpass';
+import { buildPkpass, type PassIssuer, passFilename, programPassFilename } from './pkpass';
 
 export type Living = {
   tokenKey: TokenKey;
@@ -48,8 +51,12 @@ export function createLiving(config: Config, signing: SigningMaterial, google: G
   };
 }
 
-/** What the pass says now, with its web service token: the input of both the Apple file and the Google object. */
-export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent & { authenticationToken: string } {
+/**
+ * What the pass says now, with its web service token: the input of both the Apple file and the
+ * Google object. `program` is the pass's program as read after the pass: with a design, the pass
+ * is drawn from it; without (the default program), from its wallet's brand.
+ */
+export function passContentOf(pass: Pass, tokenKey: TokenKey, program?: Program): PassContent & { authenticationToken: string } {
   const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
   return {
     serialNumber: pass.serialNumber,
@@ -60,7 +67,28 @@ export function passContentOf(pass: Pass, tokenKey: TokenKey): PassContent & { a
     ...(pass.expirationDate ? { expirationDate: pass.expirationDate } : {}),
     ...(pass.relevantDate ? { relevantDate: pass.relevantDate } : {}),
     authenticationToken: authenticationToken(tokenKey, pass.serialNumber),
+    ...(program ? passProgramOf(program) : {}),
   };
+}
+
+function passProgramOf(program: Program): { program?: PassProgram } {
+  if (!program.design) return {};
+  return { program: { slug: program.slug, name: program.name, version: program.version, design: program.design } };
+}
+
+/**
+ * The program of a pass, read from the database after the pass, never from a cache: a program
+ * change moves its passes' versions in the same statement, so a program read after a pass is at
+ * least as new as the pass's version says, and a file recorded for a version never carries an
+ * older design (a cache another instance has not yet forgotten could give it one).
+ */
+export function programOfPass(store: Pick<Store, 'sql'>, pass: Pick<Pass, 'program'>): Promise<Program | undefined> {
+  return findProgram(store.sql, pass.program);
+}
+
+/** What the pass says now, with its program read after it (see programOfPass). */
+export async function currentPassContent(store: Pick<Store, 'sql'>, pass: Pass, tokenKey: TokenKey): Promise<PassContent & { authenticationToken: string }> {
+  return passContentOf(pass, tokenKey, await programOfPass(store, pass));
 }
 
 export type CurrentFile = { pkpass: Buffer; etag: string; lastModified: Date; filename: string };
@@ -104,15 +132,22 @@ export async function currentPassFile(
   }
 }
 
-/** The signed file of the pass as it is, signed at `signingTime`: a pure function of the pass, the issuer and that time. */
-async function buildFile(deps: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer }, pass: Pass, signingTime: Date) {
-  const content = passContentOf(pass, deps.living.tokenKey);
-  const pkpass = await buildPkpass(content, deps.issuer, signingTime);
+/**
+ * The signed file of the pass as it is, signed at `signingTime`: a pure function of the pass, its
+ * program (design and images, at its version), the issuer and that time.
+ */
+async function buildFile(deps: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer; store: Pick<Store, 'sql'> }, pass: Pass, signingTime: Date) {
+  const program = await programOfPass(deps.store, pass);
+  const content = passContentOf(pass, deps.living.tokenKey, program);
+  const images = program && content.program ? await programImages(deps.store, program) : undefined;
+  const pkpass = await buildPkpass(content, deps.issuer, signingTime, images);
   const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
   return { pkpass, etag, authTokenHash: tokenHash(content.authenticationToken) };
 }
 
+/** The default program's passes are named after their wallet, as they always were; other programs' after the program. */
 function filenameOf(pass: Pass): string {
+  if (pass.program !== DEFAULT_PROGRAM) return programPassFilename(pass.program);
   return passFilename(isWalletType(pass.walletType) ? pass.walletType : 'Generic');
 }
 
@@ -129,8 +164,8 @@ export async function googleSaveLink(
 ): Promise<string> {
   const { google, living } = deps;
   if (!google) throw new Error('Google Wallet is not configured');
-  const content = passContentOf(pass, living.tokenKey);
-  if (pass.googleObjectAt) return googleSaveUrlOfObject(googleObjectId(content, google), google);
+  if (pass.googleObjectAt) return googleSaveUrlOfObject(googleObjectId(pass, google), google);
+  const content = await currentPassContent(deps.store, pass, living.tokenKey);
   try {
     if (!living.googleApi) throw new Error('the Google Wallet API is not configured');
     await living.googleApi.upsertObject(content);

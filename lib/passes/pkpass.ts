@@ -12,10 +12,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Zippable, zipSync } from 'fflate';
 import { PKPass } from 'passkit-generator';
+import { shortAddress } from '../address';
 import type { Config } from '../config';
+import type { ProgramImages } from '../programs/images';
+import type { BarcodeFormat } from '../programs/schema';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
-import { type PassContent, passText, verifyUrl, webServiceUrl } from './content';
+import { type PassContent, type PassProgram, passDates, passText, programFields, programNames, verifyUrl, webServiceUrl } from './content';
 import { designFor, type PassDesign, rgb } from './designs';
 import type { ManifestSigner } from './manifest-signer';
 
@@ -65,13 +68,40 @@ export function designImages(design: PassDesign): DesignImages {
 
 const sha1Hex = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest('hex');
 
+/**
+ * The images of a program pass: the program's own, and the generic design's icon where it has
+ * none (Wallet refuses a pass without icon.png).
+ */
+export function programPassImages(images: ProgramImages): DesignImages {
+  if (images.files['icon.png']) return images;
+  const fallback = designImages(designFor('Generic'));
+  const icons = IMAGE_FILES.filter((file) => file.startsWith('icon'));
+  return {
+    files: { ...Object.fromEntries(icons.map((file) => [file, fallback.files[file] as Buffer])), ...images.files },
+    sha1: { ...Object.fromEntries(icons.map((file) => [file, fallback.sha1[file] as string])), ...images.sha1 },
+  };
+}
+
 /** The download filename: the wallet type, so a person with several passes can tell them apart. */
 export function passFilename(walletType: WalletType): string {
   return `${designFor(walletType).slug}-wallet-pass.pkpass`;
 }
 
+/** The download filename of a program's pass: its program. */
+export function programPassFilename(slug: string): string {
+  return `${slug}-pass.pkpass`;
+}
+
+const BARCODE_FORMATS: Record<BarcodeFormat, 'PKBarcodeFormatQR' | 'PKBarcodeFormatPDF417' | 'PKBarcodeFormatAztec' | 'PKBarcodeFormatCode128'> = {
+  qr: 'PKBarcodeFormatQR',
+  pdf417: 'PKBarcodeFormatPDF417',
+  aztec: 'PKBarcodeFormatAztec',
+  code128: 'PKBarcodeFormatCode128',
+};
+
 /** The pass as passkit-generator's model: every field is validated against Apple's schema here. */
 export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer'>): PKPass {
+  if (content.program) return programPassModel(content, content.program, issuer);
   const { signing } = issuer;
   const text = passText(content, issuer);
   const { design } = text;
@@ -118,16 +148,60 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
   return pass;
 }
 
+/**
+ * A pass of a program with a design of its own: its style, names, colours and fields (placeholders
+ * filled for this pass), barcode format, locations and dates; the living-pass keys as every pass.
+ */
+function programPassModel(content: PassContent, program: PassProgram, issuer: Omit<PassIssuer, 'signer'>): PKPass {
+  const { signing } = issuer;
+  const { design } = program;
+  const pass = new PKPass({}, undefined, {
+    formatVersion: 1,
+    passTypeIdentifier: signing.passTypeIdentifier,
+    teamIdentifier: signing.teamIdentifier,
+    serialNumber: content.serialNumber,
+    ...programNames(program),
+    backgroundColor: rgb(design.backgroundColor),
+    foregroundColor: rgb(design.foregroundColor),
+    labelColor: rgb(design.labelColor),
+    sharingProhibited: true,
+    ...(content.authenticationToken ? { webServiceURL: webServiceUrl(issuer.publicBaseUrl), authenticationToken: content.authenticationToken } : {}),
+    ...(content.voided ? { voided: true } : {}),
+  });
+  pass.type = design.style;
+  const { expirationDate, relevantDate } = passDates(content);
+  if (expirationDate) pass.setExpirationDate(expirationDate);
+  if (relevantDate) pass.setRelevantDate(relevantDate);
+  if (design.locations.length > 0) {
+    pass.setLocations(...design.locations.map(({ latitude, longitude, relevantText }) => ({ latitude, longitude, ...(relevantText ? { relevantText } : {}) })));
+  }
+  const fields = programFields(content, program);
+  const asField = ({ key, label, value }: { key: string; label: string; value: string }) => ({ key, ...(label ? { label } : {}), value });
+  pass.headerFields.push(...fields.header.map(asField));
+  pass.primaryFields.push(...fields.primary.map(asField));
+  pass.secondaryFields.push(...fields.secondary.map(asField));
+  pass.auxiliaryFields.push(...fields.auxiliary.map(asField));
+  pass.backFields.push(...fields.back.map(asField));
+  pass.setBarcodes({
+    format: BARCODE_FORMATS[design.barcode],
+    message: verifyUrl(issuer.publicBaseUrl, content.serialNumber),
+    messageEncoding: 'iso-8859-1',
+    altText: shortAddress(content.publicKey),
+  });
+  return pass;
+}
+
 /** Zip entries carry this fixed date, so the bytes depend on the pass alone, not on when or where (time zone) it was built. */
 const ZIP_DATE = new Date(1980, 0, 1);
 
 /**
  * The signed .pkpass. A pure function of its inputs: the same pass, issuer and signing time
- * give the same bytes (RSA PKCS#1 v1.5 signatures are deterministic).
+ * give the same bytes (RSA PKCS#1 v1.5 signatures are deterministic). A program pass carries its
+ * program's images (lib/programs/images.ts).
  */
-export async function buildPkpass(content: PassContent, issuer: PassIssuer, signingTime = new Date()): Promise<Buffer> {
+export async function buildPkpass(content: PassContent, issuer: PassIssuer, signingTime = new Date(), programImages?: ProgramImages): Promise<Buffer> {
   const passJson = Buffer.from(JSON.stringify(passModel(content, issuer).props));
-  const images = designImages(designFor(content.walletType));
+  const images = content.program ? programPassImages(programImages ?? { files: {}, sha1: {} }) : designImages(designFor(content.walletType));
   const manifest = Buffer.from(JSON.stringify({ 'pass.json': sha1Hex(passJson), ...images.sha1 }));
   // Whole seconds: the CMS signing time (UTCTime) has no finer resolution.
   const signature = await issuer.signer.sign(manifest, new Date(Math.floor(signingTime.getTime() / 1000) * 1000));

@@ -31,14 +31,15 @@ async function json<T>(response: Response, what: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** Claims a pass for a new wallet and downloads it, as the claim page and Safari would. */
-export async function installPass(server: Fetcher, wallet = new TestWallet()): Promise<InstalledPass> {
-  const { message } = await json<{ message: string }>(await server.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}`), 'init');
+/** Claims a pass for a new wallet and downloads it, as the claim page and Safari would (of `program`, when given; the default otherwise). */
+export async function installPass(server: Fetcher, wallet = new TestWallet(), program?: string): Promise<InstalledPass> {
+  const query = program ? `&program=${encodeURIComponent(program)}` : '';
+  const { message } = await json<{ message: string }>(await server.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}${query}`), 'init');
   const { downloadUrl } = await json<{ downloadUrl: string }>(
     await server.fetch('/api/v1/claim/wallet-pass', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message, signature: wallet.sign(message), publicKey: wallet.publicKey }),
+      body: JSON.stringify({ message, signature: wallet.sign(message), publicKey: wallet.publicKey, ...(program ? { program } : {}) }),
     }),
     'claim',
   );

@@ -121,7 +121,7 @@ export class TestApp {
     return ((await session.json()) as { token: string }).token;
   }
 
-  /** init, sign, claim: the whole flow for one wallet. */
+  /** init, sign, claim: the whole flow for one wallet (of `program`, when given; the default otherwise). */
   async claimWith(wallet: TestWallet, options: { walletType?: string; layout?: Layout; program?: string } = {}): Promise<Response> {
     const { message } = await this.init(wallet.publicKey, undefined, options.program);
     return this.postClaim({
@@ -131,6 +131,17 @@ export class TestApp {
       ...(options.walletType ? { walletType: options.walletType } : {}),
       ...(options.program ? { program: options.program } : {}),
     });
+  }
+
+  /** Creates a program through the operator API with an operator session's token (TestApp.operatorToken); resolves with the program. */
+  async createProgram(operatorToken: string, program: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const response = await this.fetch('/api/v1/operator/programs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${operatorToken}` },
+      body: JSON.stringify(program),
+    });
+    if (response.status !== 201) throw new Error(`program creation answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown>;
   }
 }
 
