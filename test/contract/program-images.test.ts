@@ -165,10 +165,12 @@ describe.each(BACKENDS)('program images on %s', (backend) => {
 
   it('bad images: each 400 invalid_image, answered, and the service keeps serving', async () => {
     const truncated = await noise(300, 300, 'png');
+    const truncatedJpeg = await noise(300, 300, 'jpeg');
     const bad: [string, Uint8Array, string][] = [
       ['a bomb declaring 30000x30000', pngDeclaring(30_000, 30_000), 'image/png'],
       ['a bomb declaring 9000x9000 (81 megapixels)', pngDeclaring(9000, 9000), 'image/png'],
       ['a truncated PNG', truncated.subarray(0, Math.floor(truncated.length / 2)), 'image/png'],
+      ['a truncated JPEG', truncatedJpeg.subarray(0, Math.floor(truncatedJpeg.length * 0.9)), 'image/jpeg'],
       ['a PNG sent as image/jpeg', goodPng, 'image/jpeg'],
       ['a JPEG sent as image/png', await noise(50, 50, 'jpeg'), 'image/png'],
       [
