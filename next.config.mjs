@@ -15,9 +15,12 @@ const DOCS_CONTENT_SECURITY_POLICY = [
 const nextConfig = {
   poweredByHeader: false,
   experimental: {
-    // What Next.js buffers of a request body for proxy.ts (default 10 MB). Pages take no body
-    // (proxy.ts answers 405 to anything but GET/HEAD) and the API's bodies are 16 KiB at most.
-    proxyClientMaxBodySize: '32kb',
+    // What Next.js buffers of a request body for proxy.ts (default 10 MB); a body past it reaches
+    // the route handler cut short. Pages take no body (proxy.ts answers 405 to anything but
+    // GET/HEAD); the API's JSON bodies are 16 KiB at most, and an image upload 2 MiB
+    // (lib/programs/images.ts MAX_IMAGE_BYTES): one byte more, so the frame still sees a larger
+    // upload as too large (413) rather than as a truncated image.
+    proxyClientMaxBodySize: 2 * 1024 * 1024 + 1,
   },
   reactStrictMode: true,
   // Loaded by Node at run time rather than bundled: they read files next to their own code

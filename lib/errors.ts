@@ -60,6 +60,7 @@ export const PROBLEMS = {
   },
   sold_out: { status: 403, title: 'Sold out', when: 'Every pass of the program’s supply is issued.' },
   program_not_found: { status: 404, title: 'Program not found', when: 'No program has this slug, or it is a draft (only operators see drafts).' },
+  image_not_found: { status: 404, title: 'Image not found', when: 'The program has no image of this kind.' },
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id (or, for operators, this serial number).' },
   api_key_not_found: { status: 404, title: 'API key not found', when: 'No operator API key has this id.' },
   delivery_not_found: { status: 404, title: 'Delivery not found', when: 'No webhook delivery has this id.' },
@@ -80,11 +81,11 @@ export const PROBLEMS = {
     when: 'The message was claimed before; each message claims once. Ask /api/v1/claim/init for a new one.',
   },
   program_exists: { status: 409, title: 'Program exists', when: 'A new program’s slug is in use by another program.' },
-  payload_too_large: { status: 413, title: 'Payload too large', when: 'The body is over 16 KiB.' },
+  payload_too_large: { status: 413, title: 'Payload too large', when: 'The body is over 16 KiB (an image upload: over 2 MiB).' },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
-    when: 'The body was not sent with Content-Type: application/json.',
+    when: 'The body was not sent with Content-Type: application/json (an image upload: image/png or image/jpeg).',
   },
   rate_limited: {
     status: 429,

@@ -1,19 +1,29 @@
-// Reading a JSON request body within limits: a declared or actual size over the limit stops
-// reading at once (413), so a large or endless body costs no memory.
+// Reading a request body within limits, a JSON object or the raw bytes of a declared media type
+// (an image upload): a declared or actual size over the limit stops reading at once (413), so a
+// large or endless body costs no more memory than the limit.
 import { AppError, isAppError } from '../errors';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
+/** A body an entry takes as bytes rather than JSON (./endpoint.ts `rawBody`). */
+export type RawBodySpec = {
+  /** The media types it takes; any other is 415. */
+  types: readonly [string, ...string[]];
+  /** Past this many bytes: 413. */
+  maxBytes: number;
+  /** What the body is, for the API reference (Markdown). */
+  description: string;
+};
+
+/** A raw body as the handler gets it: its media type (one of the spec's) and its bytes. */
+export type RawBody = { type: string; bytes: Uint8Array };
+
 /** Reads the body of `request` as a JSON object: 415 unless application/json, 413 past the limit, 400 unless an object. */
 export async function readJsonObject(request: Request, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
-  const [essence = ''] = (request.headers.get('content-type') ?? '').split(';');
-  const mediaType = essence.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
+  if (mediaTypeOf(request) !== 'application/json') {
     throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-
+  refuseDeclaredOver(request, limit);
   const bytes = await readLimited(request, limit);
   let text: string;
   try {
@@ -31,6 +41,28 @@ export async function readJsonObject(request: Request, limit = MAX_BODY_BYTES): 
     throw new AppError('invalid_request', 'The body must be a JSON object.');
   }
   return value as Record<string, unknown>;
+}
+
+/** Reads the body of `request` as bytes of one of `spec.types`: 415 for another type, 413 past `spec.maxBytes`. */
+export async function readRawBody(request: Request, spec: RawBodySpec): Promise<RawBody> {
+  const type = mediaTypeOf(request);
+  if (!spec.types.includes(type)) {
+    throw new AppError('unsupported_media_type', `Send the body with Content-Type: ${spec.types.join(' or ')}.`);
+  }
+  refuseDeclaredOver(request, spec.maxBytes);
+  return { type, bytes: await readLimited(request, spec.maxBytes) };
+}
+
+/** The Content-Type's media type, lower case, without parameters. */
+function mediaTypeOf(request: Request): string {
+  const [essence = ''] = (request.headers.get('content-type') ?? '').split(';');
+  return essence.trim().toLowerCase();
+}
+
+/** A Content-Length over the limit is refused before a byte is read. */
+function refuseDeclaredOver(request: Request, limit: number): void {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
 }
 
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { AppError, ErrorCode } from '../errors';
 import type { Operator } from '../operators/auth';
 import type { Services } from '../services';
+import type { RawBody, RawBodySpec } from './body';
 import { isApiPath } from './paths';
 
 /** The methods an entry may have; the Next.js route files export each of them, and OPTIONS (./next.ts). */
@@ -90,15 +91,23 @@ type ContextOf<A extends Auth> = A extends 'operator' ? OperatorContext : Endpoi
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export type EndpointInput<Q, P, B> = {
+export type EndpointInput<Q, P, B, R = undefined> = {
   query: Parsed<Q>;
   /** The path's {name} segments. */
   params: Parsed<P>;
   body: Parsed<B>;
+  /** The raw body of an entry that declares `rawBody`. */
+  raw: R extends RawBodySpec ? RawBody : undefined;
   headers: Headers;
 };
 
-export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined, B extends z.ZodType | undefined, A extends Auth = Auth> = {
+export type EndpointSpec<
+  Q extends z.ZodObject | undefined,
+  P extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+  A extends Auth = Auth,
+  R extends RawBodySpec | undefined = undefined,
+> = {
   method: Method;
   /** The path as served, e.g. /api/v1/claim/init; dynamic segments as {name}. */
   path: string;
@@ -116,6 +125,12 @@ export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObjec
    * request without a body (no Content-Type, no content) is read as `{}`.
    */
   body?: B extends z.ZodType ? { schema: B; example: unknown; optional?: boolean } : undefined;
+  /**
+   * A body taken as bytes (an image upload): one of `types` (else 415), read within `maxBytes`
+   * (else 413, the reading stopped at the first byte past it); the handler gets it as `raw`.
+   * Read after the credential and the path, like a JSON body. An entry has `body` or `rawBody`.
+   */
+  rawBody?: R;
   /**
    * `operator`: only for a signed-in operator (a Bearer session token or API key, or the session
    * cookie with the CSRF check on unsafe methods), checked before any input is read; the handler
@@ -140,15 +155,18 @@ export type EndpointSpec<Q extends z.ZodObject | undefined, P extends z.ZodObjec
   invalidExample?: unknown;
   /** An HTML page for people (the scanner check): every answer, failures included, is the page. */
   page?: { answerError(error: AppError): Reply };
-  handle(input: EndpointInput<Q, P, B>, context: ContextOf<A>): Promise<Reply> | Reply;
+  handle(input: EndpointInput<Q, P, B, R>, context: ContextOf<A>): Promise<Reply> | Reply;
 };
 
 /**
  * An entry of the table, its input types erased. The frame passes `operator` exactly when the
  * entry has `auth`, which is what each handler's own context type promised.
  */
-export type Endpoint = Omit<EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>, 'handle'> & {
-  handle(input: EndpointInput<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>, context: ErasedContext): Promise<Reply> | Reply;
+export type Endpoint = Omit<EndpointSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined, Auth, RawBodySpec | undefined>, 'handle'> & {
+  handle(
+    input: EndpointInput<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined, RawBodySpec | undefined>,
+    context: ErasedContext,
+  ): Promise<Reply> | Reply;
 };
 
 type ErasedContext = EndpointContext & { operator?: Operator };
@@ -162,7 +180,9 @@ export function endpoint<
   P extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   A extends Auth = undefined,
->(spec: EndpointSpec<Q, P, B, A>): Endpoint {
+  R extends RawBodySpec | undefined = undefined,
+>(spec: EndpointSpec<Q, P, B, A, R>): Endpoint {
   if (!isApiPath(spec.path.replace(/\{\w+\}/g, 'x'))) throw new Error(`${spec.path} is not under an API path of lib/api/paths.ts`);
+  if (spec.body && spec.rawBody) throw new Error(`${spec.method} ${spec.path} declares both a JSON body and a raw body`);
   return spec as unknown as Endpoint;
 }

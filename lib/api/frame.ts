@@ -10,7 +10,7 @@ import { type Logger, loggableError } from '../log';
 import { authenticateOperator } from '../operators/auth';
 import type { Services } from '../services';
 import { invalidInput } from '../validate';
-import { readJsonObject } from './body';
+import { readJsonObject, readRawBody } from './body';
 import { clientIp, rateLimitKey } from './client-ip';
 import { API_HEADERS, preflight } from './cors';
 import type { Endpoint, Method, Reply } from './endpoint';
@@ -52,6 +52,7 @@ export function createApi(services: Services, endpoints: readonly Endpoint[]): A
           query: entry.query && parse(entry, entry.query, Object.fromEntries(url.searchParams)),
           params: entry.params && parse(entry, entry.params, route.params),
           body: entry.body && parse(entry, entry.body.schema, entry.body.optional && hasNoBody(request) ? {} : await readJsonObject(request)),
+          raw: entry.rawBody && (await readRawBody(request, entry.rawBody)),
           headers: request.headers,
         };
         return respond(await entry.handle(input as never, { services, requestId, clientIp: ip, operator }), requestId);

@@ -159,6 +159,15 @@ function operation(endpoint: Endpoint, components: ComponentSchemas) {
           },
         }
       : {}),
+    ...(endpoint.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: `${endpoint.rawBody.description} At most ${endpoint.rawBody.maxBytes} bytes.`,
+            content: Object.fromEntries(endpoint.rawBody.types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
+          },
+        }
+      : {}),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };
 }

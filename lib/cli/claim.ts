@@ -50,6 +50,7 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   delivery_not_found: 33,
   invalid_image: 34,
   program_exists: 35,
+  image_not_found: 36,
 };
 
 type Output = { stdout: (line: string) => void; stderr: (line: string) => void };

@@ -4,6 +4,7 @@
 // (their files are built from the program) and its jobs: a crash cannot keep one without the other.
 import type { CheckInRule, Design, ProgramStatus } from '../programs/schema';
 import { type JobInput, type Jobs, jobsParameter, statementWithJobs } from './jobs';
+import { IMAGE_CHANGE_CTES, type ImageChange, imageChangeParameters } from './program-images';
 import { asDate, asOptionalDate, type Queryable, VERSION_OF } from './sql';
 
 /** A row of `programs`. */
@@ -124,7 +125,8 @@ export type ProgramChange = Partial<NewProgram>;
  * - with `touchPasses` (the passes' content changed: design, images, name), every pass of the
  *   program gets a new version, so its next download is rebuilt with a new ETag and devices asking
  *   "what changed since" are told;
- * - `jobs` (the fan-out to devices and Google, webhook events) are enqueued with it.
+ * - `jobs` (the fan-out to devices and Google, webhook events) are enqueued with it;
+ * - `images` replaces (or, with no files, removes) one kind of the program's images with it.
  * Setting a supply on a program that had none starts its count from the passes it has.
  * Undefined when no program has that slug.
  */
@@ -132,7 +134,7 @@ export async function changeProgram(
   jobs: Jobs,
   slug: string,
   change: ProgramChange,
-  options: { touchPasses: boolean; jobs: JobInput[] },
+  options: { touchPasses: boolean; jobs: JobInput[]; images?: ImageChange },
 ): Promise<Program | undefined> {
   const rows = await jobs.change<ProgramRowOut>(
     statementWithJobs({
@@ -156,11 +158,18 @@ export async function changeProgram(
         touched as (
           update passes p set updated_at = greatest(now(), p.updated_at + interval '1 millisecond')
           where $3::boolean and p.program in (select slug from changed)
-        )`,
+        ),
+        ${IMAGE_CHANGE_CTES('$5', '$6')}`,
       jobsParam: '$4',
       select: `select ${PROGRAM_COLUMNS} from changed g`,
     }),
-    [slug, JSON.stringify(patchJson(change)), options.touchPasses, jobsParameter(options.jobs.map((job) => ({ ...job, key: slug })))],
+    [
+      slug,
+      JSON.stringify(patchJson(change)),
+      options.touchPasses,
+      jobsParameter(options.jobs.map((job) => ({ ...job, key: slug }))),
+      ...imageChangeParameters(options.images),
+    ],
   );
   const [row] = rows;
   return row && toProgram(row);

@@ -14,7 +14,7 @@ import { type Zippable, zipSync } from 'fflate';
 import { PKPass } from 'passkit-generator';
 import { shortAddress } from '../address';
 import type { Config } from '../config';
-import type { ProgramImages } from '../programs/images';
+import type { PassImages } from '../programs/images';
 import type { BarcodeFormat } from '../programs/schema';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
@@ -72,7 +72,7 @@ const sha1Hex = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest('
  * The images of a program pass: the program's own, and the generic design's icon where it has
  * none (Wallet refuses a pass without icon.png).
  */
-export function programPassImages(images: ProgramImages): DesignImages {
+export function programPassImages(images: PassImages): DesignImages {
   if (images.files['icon.png']) return images;
   const fallback = designImages(designFor('Generic'));
   const icons = IMAGE_FILES.filter((file) => file.startsWith('icon'));
@@ -199,7 +199,7 @@ const ZIP_DATE = new Date(1980, 0, 1);
  * give the same bytes (RSA PKCS#1 v1.5 signatures are deterministic). A program pass carries its
  * program's images (lib/programs/images.ts).
  */
-export async function buildPkpass(content: PassContent, issuer: PassIssuer, signingTime = new Date(), programImages?: ProgramImages): Promise<Buffer> {
+export async function buildPkpass(content: PassContent, issuer: PassIssuer, signingTime = new Date(), programImages?: PassImages): Promise<Buffer> {
   const passJson = Buffer.from(JSON.stringify(passModel(content, issuer).props));
   const images = content.program ? programPassImages(programImages ?? { files: {}, sha1: {} }) : designImages(designFor(content.walletType));
   const manifest = Buffer.from(JSON.stringify({ 'pass.json': sha1Hex(passJson), ...images.sha1 }));

@@ -3,6 +3,7 @@
 import type { Clock } from '../clock';
 import type { Config } from '../config';
 import type { JobInput } from '../db/jobs';
+import type { ImageChange } from '../db/program-images';
 import {
   changeProgram,
   findProgram,
@@ -132,16 +133,18 @@ export async function updateProgram(deps: ProgramsDeps, slug: string, patch: Pro
 
 /**
  * Applies a change to a program; with `touchPasses`, its passes get new versions and the fan-out
- * job is enqueued in the same statement. Forgets the program in this instance's directory at once.
+ * job is enqueued in the same statement, as is `images` (one kind's files replaced or removed:
+ * ./images.ts). Forgets the program in this instance's directory at once.
  */
 export async function applyProgramChange(
   deps: Pick<ProgramsDeps, 'store' | 'programs'>,
   slug: string,
   change: ProgramChange,
   touchPasses: boolean,
+  images?: ImageChange,
 ): Promise<Program> {
   const jobs: JobInput[] = touchPasses ? [{ kind: PROGRAM_CHANGED_JOB, payload: { program: slug } }] : [];
-  const after = await changeProgram(deps.store.jobs, slug, change, { touchPasses, jobs });
+  const after = await changeProgram(deps.store.jobs, slug, change, { touchPasses, jobs, images });
   if (!after) throw programNotFound();
   deps.programs.forget(slug);
   return after;

@@ -12,6 +12,7 @@ import { ELIGIBILITY_ENDPOINTS } from './eligibility';
 import { OPERATOR_ENDPOINTS } from './operator';
 import { PASS_ENDPOINTS } from './passes';
 import { PASSKIT_ENDPOINTS } from './passkit';
+import { PROGRAM_IMAGE_ENDPOINTS } from './program-images';
 import { PROGRAM_ENDPOINTS } from './programs';
 import { serviceEndpoints } from './service';
 
@@ -25,6 +26,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...serviceEndpoints(openApiDocument),
   ...OPERATOR_ENDPOINTS,
   ...PROGRAM_ENDPOINTS,
+  ...PROGRAM_IMAGE_ENDPOINTS,
   ...PASSKIT_ENDPOINTS,
   ...ELIGIBILITY_ENDPOINTS,
 ];
