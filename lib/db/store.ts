@@ -29,8 +29,8 @@ export const DEFAULT_PENDING_MESSAGES_PER_KEY = 5;
  * Rows deleted per purge statement. PGlite runs each statement on the event loop's thread, so a
  * statement is a pause for every request: 5,000 expired messages took 415 ms there, 1,000 took
  * 68 ms (docs/benchmarks.md, "The stall"). 500 bounds the pause to tens of milliseconds; the
- * requests queued meanwhile run between two purge statements. On PostgreSQL the batch only
- * bounds how long locks are held.
+ * requests that arrive meanwhile run between two purge statements (messages.ts, deleteInBatches,
+ * gives the event loop a turn). On PostgreSQL the batch only bounds how long locks are held.
  */
 const PURGE_BATCH = { pglite: 500, postgres: 5000 } as const;
 
