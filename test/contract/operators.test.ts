@@ -516,6 +516,8 @@ describe.each(BACKENDS)('operator API on %s', (backend) => {
       await app.services.store.sql.query(`update passes set claimed_at = now() - interval '3 days' where serial_number = $1`, [recent.serial]);
 
       const { body } = await call('GET', STATS, STATS, { headers: bearer(token) });
+      const bad = await call('GET', STATS, `${STATS}?program=Not%20A%20Slug`, { headers: bearer(token) });
+      expect([bad.status, bad.body.fields?.[0]?.field]).toEqual([400, 'program']);
       const [counts] = await app.services.store.sql.query<{ passes: number; voided: number; today: number; devices: number }>(
         `select count(*)::int as passes, count(*) filter (where status = 'voided')::int as voided,
                 count(*) filter (where claimed_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC')::int as today,
