@@ -6,7 +6,7 @@ import type { ClaimBody } from './api/endpoints/claims.schemas';
 import type { PassCheck } from './api/endpoints/passes.schemas';
 import type { Clock } from './clock';
 import type { Config } from './config';
-import { findPass, setDownloadIdHash } from './db/passes';
+import { findPass, findPassOfWallet, setDownloadIdHash } from './db/passes';
 import { findProgram, type Program } from './db/programs';
 import type { Store } from './db/store';
 import { requireEligible } from './eligibility/gate';
@@ -38,7 +38,7 @@ export type IssuedMessage = SignInFields & { message: string };
 /** What issuing a message needs. */
 export type IssueDeps = {
   config: Pick<Config, 'domain' | 'publicBaseUrl' | 'statement' | 'chainId' | 'nonceTtlSeconds'>;
-  store: Pick<Store, 'insertMessage'>;
+  store: Pick<Store, 'insertMessage' | 'sql'>;
   initBudget: InitBudget;
   clock: Clock;
   log: Logger;
@@ -51,6 +51,28 @@ export type IssueDeps = {
  */
 export function programResource(config: Pick<Config, 'publicBaseUrl'>, slug: string): string[] {
   return slug === DEFAULT_PROGRAM ? [] : [`${config.publicBaseUrl}/p/${slug}`];
+}
+
+/**
+ * The program, if `publicKey` may claim from it now. A program closed, out of its window or sold
+ * out issues no new pass, but a wallet that holds one of its passes still gets its link again (a
+ * lost phone the day of the event): the refusal stands only for a wallet without one.
+ */
+async function programOpenTo(
+  services: { programs: ProgramDirectory; clock: Clock; store: Pick<Store, 'sql'> },
+  slug: string,
+  publicKey: string,
+): Promise<Program> {
+  try {
+    return await openProgram(services, slug);
+  } catch (error) {
+    if (!(error instanceof AppError) || (error.code !== 'program_closed' && error.code !== 'sold_out')) throw error;
+    if (await findPassOfWallet(services.store.sql, slug, publicKey)) {
+      const program = await services.programs.find(slug);
+      if (program) return program;
+    }
+    throw error;
+  }
 }
 
 /** Whether the program's policy lets `publicKey` claim (not_eligible or service_unavailable otherwise). */
@@ -73,7 +95,7 @@ export async function issueMessage(services: IssueDeps, publicKey: string, slug:
   const { config, store } = services;
   // Before anything is spent or stored: a program that takes no claims now gives nothing to sign,
   // and neither does one whose policy the wallet does not meet.
-  const program = await openProgram(services, slug);
+  const program = await programOpenTo(services, slug, publicKey);
   await spendInitBudget(services.initBudget);
   await requireEligibleFor(services, program, publicKey);
   const fields = buildSignInFields(
@@ -128,7 +150,7 @@ export async function claimWalletPass(services: ClaimDeps, claim: ClaimBody): Pr
   const slug = claim.program ?? DEFAULT_PROGRAM;
   // A message names its program (Resources): one issued for another program never claims this one.
   if (JSON.stringify(claimed.resources) !== JSON.stringify(programResource(services.config, slug))) throw notIssued();
-  const program = await openProgram(services, slug);
+  const program = await programOpenTo(services, slug, claim.publicKey);
   const redemption = { nonceHash: lookupHash(claimed.nonce), publicKey: claim.publicKey, walletType: claim.walletType, program: program.slug };
 
   // Verified once: the fast path needs the answer first, the full path reports it in its turn.

@@ -302,6 +302,20 @@ describe.each(BACKENDS)('programs on %s', (backend) => {
       );
     });
 
+    it('a holder gets its link again from a program that is sold out or closed; a wallet without a pass does not', async () => {
+      const slug = await program({ supply: 1 });
+      const holder = new TestWallet();
+      const first = await claimFor(holder, slug);
+      expect(first.status).toBe(201);
+      expect((await initFor(new TestWallet(), slug)).body.code).toBe('sold_out');
+      const again = await claimFor(holder, slug);
+      expect([again.status, again.body.downloadUrl]).toEqual([200, first.body.downloadUrl]);
+      await call('PATCH', PROGRAM, `${PROGRAMS}/${slug}`, { status: 'closed' });
+      const closed = await claimFor(holder, slug);
+      expect([closed.status, closed.body.downloadUrl]).toEqual([200, first.body.downloadUrl]);
+      expect((await initFor(new TestWallet(), slug)).body.code).toBe('program_closed');
+    });
+
     it('200 claims racing for the last 10 passes: exactly 10 are issued, the others sold out', async () => {
       const slug = await program({ supply: 15 });
       for (let i = 0; i < 5; i++) expect((await claimFor(new TestWallet(), slug)).status).toBe(201);
