@@ -77,3 +77,9 @@ export const IMAGE_CHANGE_CTES = (kindParam: string, filesParam: string) => `ima
     on conflict (program, file) do update set
       kind = excluded.kind, bytes = excluded.bytes, sha1 = excluded.sha1, width = excluded.width, height = excluded.height
   )`;
+
+/** The kinds of image a program has (no bytes read): what its claim page links to. */
+export async function programImageKinds(db: Queryable, program: string): Promise<ImageKind[]> {
+  const rows = await db.query<{ kind: ImageKind }>(`select distinct kind from program_images where program = $1 order by kind`, [program]);
+  return rows.map((row) => row.kind);
+}

@@ -14,6 +14,7 @@ import { PASS_ENDPOINTS } from './passes';
 import { PASSKIT_ENDPOINTS } from './passkit';
 import { PROGRAM_IMAGE_ENDPOINTS } from './program-images';
 import { PROGRAM_ENDPOINTS } from './programs';
+import { PUBLIC_PROGRAM_ENDPOINTS } from './programs-public';
 import { serviceEndpoints } from './service';
 
 /** This API's OpenAPI document, for a server URL (none: no `servers`). */
@@ -27,6 +28,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...OPERATOR_ENDPOINTS,
   ...PROGRAM_ENDPOINTS,
   ...PROGRAM_IMAGE_ENDPOINTS,
+  ...PUBLIC_PROGRAM_ENDPOINTS,
   ...PASSKIT_ENDPOINTS,
   ...ELIGIBILITY_ENDPOINTS,
 ];
