@@ -2,6 +2,7 @@
 // every bad field is named (400 invalid_request) and nothing is saved. No server imports: the
 // console's editor validates with the same schema as it is typed.
 import { z } from 'zod';
+import { FIELD_LIMITS } from './field-limits';
 
 export const PROGRAM_STATUSES = ['draft', 'live', 'closed'] as const;
 export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
@@ -20,17 +21,7 @@ export const DEFAULT_PROGRAM = 'default';
 /** Fixed once created; it is the claim page's path (/p/<slug>) and a pass's program. */
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,38})[a-z0-9]$/;
 
-/**
- * How many fields of each group Wallet shows, per style (Apple's "Pass Design and Creation"
- * layouts; more are dropped from the front without a word). Store cards and coupons show at most
- * four secondary and auxiliary fields together. The back has no such limit; 20 keeps it readable.
- */
-export const FIELD_LIMITS: Record<PassStyle, Record<FieldGroup, number> & { secondaryAndAuxiliary: number }> = {
-  generic: { header: 3, primary: 1, secondary: 4, auxiliary: 4, back: 20, secondaryAndAuxiliary: 8 },
-  eventTicket: { header: 3, primary: 1, secondary: 4, auxiliary: 4, back: 20, secondaryAndAuxiliary: 8 },
-  storeCard: { header: 3, primary: 1, secondary: 4, auxiliary: 4, back: 20, secondaryAndAuxiliary: 4 },
-  coupon: { header: 3, primary: 1, secondary: 4, auxiliary: 4, back: 20, secondaryAndAuxiliary: 4 },
-};
+export { FIELD_LIMITS } from './field-limits';
 
 /** What a field's value may say of its pass, filled in per pass (lib/programs/design.ts). */
 export const PLACEHOLDERS = ['address', 'shortAddress', 'serialNumber', 'claimedAt', 'walletType'] as const;
