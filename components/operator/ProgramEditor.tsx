@@ -107,10 +107,9 @@ type TextProps = {
   maxLength?: number;
   disabled?: boolean;
   inputRef?: React.Ref<HTMLInputElement & HTMLTextAreaElement>;
-  onSelect?: React.ReactEventHandler<HTMLInputElement & HTMLTextAreaElement>;
 };
 
-function TextField({ field, label, value, onChange, hint, type = 'text', inputMode, multiline, mono, maxLength, disabled, inputRef, onSelect }: TextProps) {
+function TextField({ field, label, value, onChange, hint, type = 'text', inputMode, multiline, mono, maxLength, disabled, inputRef }: TextProps) {
   const described = useDescribed(field, hint);
   const common = {
     ...described,
@@ -120,7 +119,6 @@ function TextField({ field, label, value, onChange, hint, type = 'text', inputMo
     maxLength,
     autoComplete: 'off',
     spellCheck: false,
-    onSelect,
     ref: inputRef,
   };
   return (
@@ -225,7 +223,6 @@ function FieldGroupEditor({
   onChange(rows: FieldRow[]): void;
 }) {
   const inputs = useRef(new Map<string, HTMLInputElement | HTMLTextAreaElement>());
-  const carets = useRef(new Map<string, number>());
   const focusAfter = useRef<string | null>(null);
   const groupField = `design.fields.${group}`;
 
@@ -236,14 +233,15 @@ function FieldGroupEditor({
   });
 
   const set = (index: number, patch: Partial<FieldRow>) => onChange(rows.map((row, i) => (i === index ? { ...row, ...patch } : row)));
-  const move = (index: number, by: -1 | 1, buttonId: string) => {
+  const move = (index: number, by: -1 | 1) => {
     const next = [...rows];
     const [row] = next.splice(index, 1);
     if (!row) return;
-    next.splice(index + by, 0, row);
-    // Focus stays with the moved row's button (or its other one, at the end of the list).
-    const target = index + by === 0 || index + by === rows.length - 1 ? buttonId.replace(by < 0 ? '-up' : '-down', by < 0 ? '-down' : '-up') : buttonId;
-    focusAfter.current = target;
+    const to = index + by;
+    next.splice(to, 0, row);
+    // Focus stays with the moved row: its same button, or its other one once it reaches an end.
+    const buttons = inputId(`${groupField}.${to}`);
+    focusAfter.current = to === 0 ? `${buttons}-down` : to === rows.length - 1 ? `${buttons}-up` : `${buttons}-${by < 0 ? 'up' : 'down'}`;
     onChange(next);
   };
   const add = () => {
@@ -262,10 +260,10 @@ function FieldGroupEditor({
     const row = rows[index];
     if (!row) return;
     const input = inputs.current.get(row.id);
-    const at = carets.current.get(row.id) ?? row.value.length;
+    // An input keeps its caret when focus moves to the chip: the placeholder goes there.
+    const at = input?.selectionStart ?? row.value.length;
     const text = `{${placeholder}}`;
     set(index, { value: row.value.slice(0, at) + text + row.value.slice(at) });
-    carets.current.set(row.id, at + text.length);
     requestAnimationFrame(() => {
       input?.focus();
       input?.setSelectionRange(at + text.length, at + text.length);
@@ -297,7 +295,6 @@ function FieldGroupEditor({
                   if (element) inputs.current.set(row.id, element);
                   else inputs.current.delete(row.id);
                 }}
-                onSelect={(event) => carets.current.set(row.id, event.currentTarget.selectionStart ?? row.value.length)}
               />
               <TextField field={`${base}.key`} label="Key" value={row.key} mono maxLength={40} onChange={(key) => set(index, { key })} />
             </div>
@@ -310,13 +307,7 @@ function FieldGroupEditor({
               ))}
             </div>
             <div className={styles.toolbar}>
-              <Button
-                variant="quiet"
-                id={`${inputId(base)}-up`}
-                className={styles.compact}
-                disabled={index === 0}
-                onClick={() => move(index, -1, `${inputId(base)}-up`)}
-              >
+              <Button variant="quiet" id={`${inputId(base)}-up`} className={styles.compact} disabled={index === 0} onClick={() => move(index, -1)}>
                 Move up<span className="visually-hidden"> {name}</span>
               </Button>
               <Button
@@ -324,7 +315,7 @@ function FieldGroupEditor({
                 id={`${inputId(base)}-down`}
                 className={styles.compact}
                 disabled={index === rows.length - 1}
-                onClick={() => move(index, 1, `${inputId(base)}-down`)}
+                onClick={() => move(index, 1)}
               >
                 Move down<span className="visually-hidden"> {name}</span>
               </Button>

@@ -131,7 +131,7 @@ export function ProgramsPanel() {
           </tbody>
         </table>
       )}
-      {editing && (editing.slug === null || program) && (
+      {editing && (
         <ProgramEditor
           key={editing.session}
           program={program}
