@@ -181,11 +181,11 @@ test.describe('on a desktop', () => {
     await expect(console.picture()).toContainText('Summit Pas');
     await expect(console.picture()).not.toContainText('Summit Pass');
 
-    const background = editor.getByRole('textbox', { name: 'Background colour' });
+    const background = editor.getByRole('textbox', { name: 'Background colour', exact: true });
     await background.fill('#123456');
     await expect.poll(() => console.picture().evaluate((figure) => getComputedStyle(figure).getPropertyValue('--pass-bg').trim())).toBe('#123456');
 
-    const primaryValue = console.fieldRow('primary', 0).getByLabel('Value');
+    const primaryValue = console.fieldRow('primary', 0).getByLabel('Value', { exact: true });
     await primaryValue.fill('');
     await primaryValue.pressSequentially('No. {serialNumber}');
     await expect(console.picture()).toContainText('No. SAMPLE-0001');
@@ -194,16 +194,16 @@ test.describe('on a desktop', () => {
     // A back field: added, typed, a placeholder inserted from its chip; it shows on the back.
     await editor.getByRole('button', { name: 'Add back field' }).click();
     const doors = console.fieldRow('back', 1);
-    await expect(doors.getByLabel('Label')).toBeFocused();
-    await doors.getByLabel('Label').fill('Doors');
-    await doors.getByLabel('Value').fill('09:00 with ');
+    await expect(doors.getByLabel('Label', { exact: true })).toBeFocused();
+    await doors.getByLabel('Label', { exact: true }).fill('Doors');
+    await doors.getByLabel('Value', { exact: true }).fill('09:00 with ');
     await doors.getByRole('button', { name: '{walletType}' }).click();
-    await expect(doors.getByLabel('Value')).toHaveValue('09:00 with {walletType}');
+    await expect(doors.getByLabel('Value', { exact: true })).toHaveValue('09:00 with {walletType}');
     await expect(console.pictureBack()).toContainText('Doors');
     await expect(console.pictureBack()).toContainText('09:00 with Phantom');
     // Reordered: Doors first on the back.
     await doors.getByRole('button', { name: 'Move up Doors' }).click();
-    await expect(console.fieldRow('back', 0).getByLabel('Label')).toHaveValue('Doors');
+    await expect(console.fieldRow('back', 0).getByLabel('Label', { exact: true })).toHaveValue('Doors');
     await expect(console.fieldRow('back', 0).getByRole('button', { name: 'Move down Doors' })).toBeFocused();
     await expect(console.pictureBack().locator('dt').first()).toHaveText('Doors');
 
@@ -356,14 +356,14 @@ test.describe('on a phone (375 px)', () => {
     await add.focus();
     await page.keyboard.press('Enter');
     const row = console.fieldRow('secondary', 1);
-    await expect(row.getByLabel('Label')).toBeFocused();
+    await expect(row.getByLabel('Label', { exact: true })).toBeFocused();
     await page.keyboard.type('Tier');
-    await row.getByLabel('Value').focus();
+    await row.getByLabel('Value', { exact: true }).focus();
     await page.keyboard.type('Gold');
     await expect(console.picture()).toContainText('Gold');
     await row.getByRole('button', { name: 'Move up Tier' }).focus();
     await page.keyboard.press('Enter');
-    await expect(console.fieldRow('secondary', 0).getByLabel('Label')).toHaveValue('Tier');
+    await expect(console.fieldRow('secondary', 0).getByLabel('Label', { exact: true })).toHaveValue('Tier');
     await console.check('editor-edited');
 
     await editor.getByRole('button', { name: 'Save changes' }).focus();
