@@ -301,20 +301,37 @@ test.describe('on a desktop', () => {
     const editor = console.editor();
     await expect(editor.getByRole('heading', { name: 'Edit Image Badge' })).toBeFocused();
 
+    // The upload is held until the preview has shown: the picture does not wait for the service.
     const uploads: { method: string; type: string | null; bytes: number }[] = [];
-    page.on('request', (request) => {
-      if (request.url().includes('/images/logo') && request.method() !== 'GET') {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/v1/operator/programs/badge-images/images/logo', async (route) => {
+      const request = route.request();
+      if (request.method() === 'PUT') {
         uploads.push({ method: request.method(), type: request.headers()['content-type'] ?? null, bytes: request.postDataBuffer()?.length ?? 0 });
+        await held;
       }
+      await route.continue();
     });
     const logo = png(60, 20, [20, 241, 149]);
     await editor.getByLabel('Logo image').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logo });
-    // The picture and the row show it (the file at once; then as the service serves it).
-    await expect(editor.getByRole('img', { name: 'Logo of this program' })).toBeVisible();
+    const preview = editor.getByRole('img', { name: 'Logo of this program' });
+    await expect(preview).toHaveAttribute('src', /^data:image\/png;base64,/);
     await expect(console.picture().locator('img')).toHaveCount(1);
+    await expect(console.picture().locator('img')).toHaveAttribute('src', /^data:image\/png;base64,/);
     await expect.poll(() => uploads.length).toBe(1);
     expect(uploads[0]).toEqual({ method: 'PUT', type: 'image/png', bytes: logo.length });
+    release();
+    // Uploaded: both show the image as the service made it.
+    const served = /^\/api\/v1\/operator\/programs\/badge-images\/images\/logo\?v=\d+$/;
+    await expect(preview).toHaveAttribute('src', served);
+    await expect(console.picture().locator('img')).toHaveAttribute('src', served);
+    await expect(preview).toHaveJSProperty('complete', true);
+    expect(await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
     await expect(editor.locator('[data-image="logo"]')).toHaveAttribute('aria-busy', 'false');
+    await expect(editor.locator('[data-image="logo"]').getByRole('alert')).toHaveCount(0);
     await console.check('image-uploaded');
 
     // A file that is not an image is refused, in words, at its input.
