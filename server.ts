@@ -17,6 +17,7 @@ import { DatabaseOpenError } from './lib/db/client';
 import { restrictUmask } from './lib/db/data-dir';
 import { AppError } from './lib/errors';
 import { createServices, type Services } from './lib/services';
+import { shareServices } from './lib/shared-services';
 
 const dev = process.argv.includes('--dev');
 /** In-flight requests get this long to finish after SIGTERM before the process exits anyway. */
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
   const { log } = services;
   const api = createApi(services, ENDPOINTS);
   markCustomServer();
+  // The pages that read the service directly (a program's claim page) use these same services.
+  shareServices(services);
 
   const app = next({ dev, dir: process.cwd(), port: config.port });
   await app.prepare();

@@ -34,3 +34,8 @@ export function pageContentSecurityPolicy(nonce: string, { dev = false } = {}): 
     "frame-ancestors 'none'",
   ].join('; ');
 }
+
+/** The nonce of a policy this module wrote (the request's, set by proxy.ts): for a page's own <style>. */
+export function nonceOf(policy: string | null): string | undefined {
+  return policy?.match(/'nonce-([A-Za-z0-9+/=]+)'/)?.[1];
+}

@@ -16,16 +16,24 @@ const STEPS = ['Connect', 'Sign', 'Add to Wallet'] as const;
 /** Views that show the same panel: moving between them leaves focus where it is. */
 const FOCUS_STAYS = [new Set(['searching', 'choose', 'no-wallet']), new Set(['ready', 'preparing']), new Set(['signing', 'submitting'])];
 
-/** The page's interactive part: the introduction (server-rendered, passed in), the pass picture, the card. */
-export function ClaimExperience({ intro }: { intro: ReactNode }) {
-  const flow = useClaimFlow();
+/**
+ * The page's interactive part: the introduction (server-rendered, passed in), the pass picture, the
+ * card. `program`: the slug a program's page claims for (none: the default program). `preview`: that
+ * program's pass picture, drawn for the state (the wallet connected); none: the wallet-brand picture.
+ */
+export function ClaimExperience({ intro, program, preview }: { intro: ReactNode; program?: string; preview?: (state: ClaimState) => ReactNode }) {
+  const flow = useClaimFlow(program);
   return (
     <div className={styles.layout}>
       <div className={styles.intro}>
         {intro}
-        <div className={styles.preview}>
-          <PassPreview state={flow.state} />
-        </div>
+        {preview ? (
+          <div className={styles.programPreview}>{preview(flow.state)}</div>
+        ) : (
+          <div className={styles.preview}>
+            <PassPreview state={flow.state} />
+          </div>
+        )}
       </div>
       <ClaimCard flow={flow} />
     </div>

@@ -7,6 +7,7 @@ import { AlertIcon, ClockIcon, CloudOffIcon, ShieldIcon } from '@/components/ui/
 import { shortAddress } from '@/lib/address';
 import styles from './claim.module.css';
 import { type Account, type ClaimState, formatWait, type Problem, secondsUntil } from './claim-state';
+import { localTime } from './local-time';
 import { Badge, Panel, WalletAvatar } from './Panel';
 import type { ClaimFlow } from './use-claim-flow';
 
@@ -93,7 +94,15 @@ export const Working = forwardRef<HTMLHeadingElement, Props & { state: Extract<C
   );
 });
 
-type ProblemCopy = { tone: 'warning' | 'danger'; icon: 'alert' | 'clock' | 'cloud' | 'shield'; title: string; text: string; other?: boolean };
+type ProblemCopy = {
+  tone: 'warning' | 'danger';
+  icon: 'alert' | 'clock' | 'cloud' | 'shield';
+  title: string;
+  text: string;
+  other?: boolean;
+  /** No retry helps (the program is closed, sold out or gone): the way forward is the page itself, reloaded. */
+  final?: boolean;
+};
 
 function problemCopy(problem: Problem, walletName: string): ProblemCopy {
   switch (problem.code) {
@@ -152,6 +161,26 @@ function problemCopy(problem: Problem, walletName: string): ProblemCopy {
             'try again, or connect a wallet that already does.',
         other: true,
       };
+    case 'closed':
+      return problem.opensAt
+        ? {
+            tone: 'warning',
+            icon: 'clock',
+            title: 'Not open yet',
+            text: `Claims for this pass open ${localTime(problem.opensAt)}. Come back then: your wallet can claim it once it opens.`,
+            final: true,
+          }
+        : { tone: 'warning', icon: 'clock', title: 'Claims are closed', text: 'This pass is no longer being issued. No pass was claimed.', final: true };
+    case 'sold-out':
+      return {
+        tone: 'warning',
+        icon: 'alert',
+        title: 'Sold out',
+        text: 'Every pass of this program has been claimed. No pass was claimed for this wallet.',
+        final: true,
+      };
+    case 'program-not-found':
+      return { tone: 'warning', icon: 'alert', title: 'This pass is not available', text: 'The pass on this page is no longer offered.', final: true };
     case 'rejected':
       return {
         tone: 'danger',
@@ -185,16 +214,21 @@ export const ProblemView = forwardRef<HTMLHeadingElement, Props & { state: Extra
       }
       title={copy.title}
       actions={
-        <>
-          {problem.code !== 'cannot-sign' && (
-            <Button onClick={flow.claim} disabled={mustWait}>
-              {mustWait ? `Try again in ${formatWait(secondsLeft)}` : 'Try again'}
+        copy.final ? (
+          // The page shows the program as it is now, with its own way forward.
+          <Button onClick={() => window.location.reload()}>Reload the page</Button>
+        ) : (
+          <>
+            {problem.code !== 'cannot-sign' && (
+              <Button onClick={flow.claim} disabled={mustWait}>
+                {mustWait ? `Try again in ${formatWait(secondsLeft)}` : 'Try again'}
+              </Button>
+            )}
+            <Button variant="quiet" onClick={flow.chooseAnotherWallet}>
+              {copy.other || problem.code === 'cannot-sign' ? 'Use another wallet' : 'Change wallet'}
             </Button>
-          )}
-          <Button variant="quiet" onClick={flow.chooseAnotherWallet}>
-            {copy.other || problem.code === 'cannot-sign' ? 'Use another wallet' : 'Change wallet'}
-          </Button>
-        </>
+          </>
+        )
       }
       footnote={problem.code === 'unexpected' && problem.reference ? `Reference for support: ${problem.reference}` : undefined}
     >

@@ -32,6 +32,22 @@ describe('problemFromApiError: what a failure means for the person', () => {
     expect(problemFromApiError(new ClaimApiError('not_eligible', 403, 'x'), NOW)).toEqual({ code: 'not-eligible', requirement: null });
   });
 
+  it('a program that closed, has not opened or sold out while the page was open says so (with when it opens)', () => {
+    const opensAt = '2026-12-01T09:00:00.000Z';
+    const notOpen = {
+      type: '/docs#problem-program_closed',
+      title: 'Program closed',
+      status: 403,
+      detail: 'not open yet',
+      code: 'program_closed' as const,
+      opensAt,
+    };
+    expect(problemFromApiError(new ClaimApiError('program_closed', 403, 'not open yet', notOpen), NOW)).toEqual({ code: 'closed', opensAt });
+    expect(problemFromApiError(new ClaimApiError('program_closed', 403, 'closed'), NOW)).toEqual({ code: 'closed', opensAt: null });
+    expect(problemFromApiError(new ClaimApiError('sold_out', 403, 'sold out'), NOW)).toEqual({ code: 'sold-out' });
+    expect(problemFromApiError(new ClaimApiError('program_not_found', 404, 'gone'), NOW)).toEqual({ code: 'program-not-found' });
+  });
+
   it('turns a 429 into a retry time from Retry-After', () => {
     const problem = problemFromApiError(new ClaimApiError('rate_limited', 429, 'slow down', undefined, 42), NOW);
     expect(problem).toEqual({ code: 'rate-limited', retryAt: NOW + 42_000 });

@@ -21,6 +21,10 @@ export type Problem =
   | { code: 'rejected' }
   /** The wallet does not meet the service's claim policy; `requirement` says what would make it eligible. */
   | { code: 'not-eligible'; requirement: string | null }
+  /** The program stopped taking claims while the page was open: closed, not open yet (when it opens), or gone. */
+  | { code: 'closed'; opensAt: string | null }
+  | { code: 'sold-out' }
+  | { code: 'program-not-found' }
   | { code: 'unexpected'; reference?: string };
 
 export type ClaimState =
@@ -70,6 +74,12 @@ export function problemFromApiError(error: unknown, now: number): Problem {
       return { code: 'rejected' };
     case 'not_eligible':
       return { code: 'not-eligible', requirement: requirementOf(error.problem?.detail) };
+    case 'program_closed':
+      return { code: 'closed', opensAt: error.problem?.opensAt ?? null };
+    case 'sold_out':
+      return { code: 'sold-out' };
+    case 'program_not_found':
+      return { code: 'program-not-found' };
     default:
       // A bug (ours or a proxy's): the request id lets support find the logged details.
       return { code: 'unexpected', reference: error.problem?.requestId?.slice(0, 8) };

@@ -35,7 +35,8 @@ export type ClaimFlow = {
   bridgeProps: WalletBridgeProps;
 };
 
-export function useClaimFlow(): ClaimFlow {
+/** The claim flow of one program's page: `program` is its slug (none: the default program, as `/` claims it). */
+export function useClaimFlow(program?: string): ClaimFlow {
   const [state, setState] = useState<ClaimState>({ kind: 'idle' });
   const stateRef = useRef(state);
   stateRef.current = state;
@@ -113,7 +114,7 @@ export function useClaimFlow(): ClaimFlow {
     } else {
       working('preparing');
       try {
-        init = await client.init(account.publicKey);
+        init = await client.init(account.publicKey, program);
       } catch (error) {
         return fail(error);
       }
@@ -134,7 +135,7 @@ export function useClaimFlow(): ClaimFlow {
       }
       working('submitting');
       try {
-        const result = await client.claim({ ...signed, walletType: walletTypeForWallet(account.wallet.name) });
+        const result = await client.claim({ ...signed, walletType: walletTypeForWallet(account.wallet.name), ...(program ? { program } : {}) });
         const googleSaveUrl = await googleLink(result.downloadUrl);
         if (stillCurrent()) {
           setState({ kind: 'done', account, downloadUrl: result.downloadUrl, created: result.created, googleSaveUrl });
@@ -147,14 +148,14 @@ export function useClaimFlow(): ClaimFlow {
         }
         if (code !== 'message_expired' || renewed) return fail(error);
         try {
-          init = await client.init(account.publicKey);
+          init = await client.init(account.publicKey, program);
           signed = null;
         } catch (initError) {
           return fail(initError);
         }
       }
     }
-  }, [loadedHandle]);
+  }, [loadedHandle, program]);
 
   const cancel = useCallback(() => {
     run.current++;

@@ -204,7 +204,7 @@ export function PassPicture({ design, name, images = {}, sample, side = 'both' }
 
   return (
     <figure
-      className={`${styles.figure} ${side === 'both' ? styles.both : ''}`}
+      className={styles.figure}
       aria-labelledby={captionId}
       // The design's colours (see the top of this file): set on the element, never as an attribute.
       ref={(node) => {

@@ -5,21 +5,20 @@
 // every path: the frame answers 404 for a path outside the table and 405 for a method outside
 // the path's, as under the custom server. Only route handlers may be exported here (Next.js
 // checks a route file's exports).
-import { loadConfig } from '../config';
 import { AppError } from '../errors';
-import { createServices } from '../services';
+import { sharedServices } from '../shared-services';
 import { isCustomServer } from './custom-server';
 import type { Method } from './endpoint';
 import { ENDPOINTS } from './endpoints';
 import { type Api, createApi, problem } from './frame';
 
 // On globalThis, keyed by a registered symbol: Next.js may evaluate this module once per route
-// bundle, and all the routes of a process must share one set of services (PGlite admits one opener).
+// bundle, and all the routes of a process share one API over the process's services (../shared-services.ts).
 const API = Symbol.for('wallet-pass-claim.next-route-api');
 const registry = globalThis as typeof globalThis & { [API]?: Promise<Api> };
 
 function api(): Promise<Api> {
-  registry[API] ??= createServices(loadConfig()).then((services) => createApi(services, ENDPOINTS));
+  registry[API] ??= sharedServices().then((services) => createApi(services, ENDPOINTS));
   return registry[API];
 }
 

@@ -77,9 +77,10 @@ export function createClaimClient(options: ClientOptions = {}) {
   }
 
   return {
-    /** GET /api/v1/claim/init: a single-use sign-in message for `publicKey`. */
-    async init(publicKey: string): Promise<InitResult> {
-      const response = await send(`${baseUrl}/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}`);
+    /** GET /api/v1/claim/init: a single-use sign-in message for `publicKey`, for `program` (none: the default program). */
+    async init(publicKey: string, program?: string): Promise<InitResult> {
+      const programQuery = program ? `&program=${encodeURIComponent(program)}` : '';
+      const response = await send(`${baseUrl}/api/v1/claim/init?publicKey=${encodeURIComponent(publicKey)}${programQuery}`);
       return expectStrings(await readJson(response), INIT_FIELDS, response.status) as InitResult;
     },
 

@@ -18,3 +18,9 @@ export async function programImageFiles(db: Queryable, program: string): Promise
   );
   return rows.map((row) => ({ ...row, bytes: Buffer.from(row.bytes) }));
 }
+
+/** The kinds of image a program has (no bytes read): what its claim page links to. */
+export async function programImageKinds(db: Queryable, program: string): Promise<ImageKind[]> {
+  const rows = await db.query<{ kind: ImageKind }>(`select distinct kind from program_images where program = $1 order by kind`, [program]);
+  return rows.map((row) => row.kind);
+}

@@ -213,7 +213,12 @@ export class ProgramDirectory {
 export async function openProgram(deps: { programs: ProgramDirectory; clock: Clock }, slug: string): Promise<Program> {
   const program = await deps.programs.find(slug);
   if (!program || program.status === 'draft') throw programNotFound();
-  const now = deps.clock.now();
+  checkOpen(program, deps.clock.now());
+  return program;
+}
+
+/** Throws why a found, non-draft program takes no claim at `now` (closed, not open yet, sold out); the claim page says the same. */
+export function checkOpen(program: Program, now: number): void {
   if (program.status === 'closed') throw new AppError('program_closed', `“${program.name}” is closed: it issues no more passes.`);
   if (program.opensAt && now < program.opensAt.getTime()) {
     throw new AppError('program_closed', `“${program.name}” is not open yet: it opens at ${program.opensAt.toISOString()}.`, {
@@ -224,7 +229,6 @@ export async function openProgram(deps: { programs: ProgramDirectory; clock: Clo
     throw new AppError('program_closed', `“${program.name}” closed at ${program.closesAt.toISOString()}: it issues no more passes.`);
   }
   if (program.supply !== null && program.issued >= program.supply) throw soldOut(program);
-  return program;
 }
 
 export const soldOut = (program: Pick<Program, 'name' | 'supply'>) =>

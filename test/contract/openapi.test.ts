@@ -245,6 +245,7 @@ describe('the document matches what the route handlers answer', () => {
       ['POST', registration, await app.fetch(registrationPath, { ip: '198.51.100.1', method: 'POST', headers: json, body: '{"pushToken":"ab"}' })],
       ['DELETE', registration, await app.fetch(registrationPath, { ip: '198.51.100.1', method: 'DELETE' })],
       ['POST', `${PASSKIT}/log`, await app.fetch(`${PASSKIT}/log`, { ip: '198.51.100.1', method: 'POST', headers: json, body: '{"logs":[]}' })],
+      ['GET', '/api/v1/programs/{slug}', await app.fetch('/api/v1/programs/default', { ip: '198.51.100.1' })],
     ] as const;
     // The scanner check counts too, JSON and page, before the serial is looked up.
     const check = await app.fetch('/api/v1/passes/verify?serial=00000000-0000-4000-8000-000000000000', { ip: '198.51.100.1' });
@@ -309,6 +310,12 @@ describe('the document matches what the route handlers answer', () => {
     // The page shows the same: 200 for the pass, 404 otherwise.
     await checker.check('GET', '/verify', await app.fetch(`/verify?serial=${serial}`));
     await checker.check('GET', '/verify', await app.fetch('/verify?serial=00000000-0000-4000-8000-000000000000'));
+  });
+
+  it('GET /api/v1/programs/{slug}: 200 for a live program, 404 for an unknown one', async () => {
+    expect(await checker.check('GET', '/api/v1/programs/{slug}', await app.fetch('/api/v1/programs/default'))).toMatchObject({ slug: 'default' });
+    const unknown = await checker.check('GET', '/api/v1/programs/{slug}', await app.fetch('/api/v1/programs/no-such-program'));
+    expect((unknown as { code: string }).code).toBe('program_not_found');
   });
 
   it('GET /api/v1/passes/google: 404 without a Google issuer, 200 with one, 404 for an unknown pass', async () => {

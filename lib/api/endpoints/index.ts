@@ -13,6 +13,7 @@ import { OPERATOR_ENDPOINTS } from './operator';
 import { PASS_ENDPOINTS } from './passes';
 import { PASSKIT_ENDPOINTS } from './passkit';
 import { PROGRAM_ENDPOINTS } from './programs';
+import { PUBLIC_PROGRAM_ENDPOINTS } from './programs-public';
 import { serviceEndpoints } from './service';
 
 /** This API's OpenAPI document, for a server URL (none: no `servers`). */
@@ -25,6 +26,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...serviceEndpoints(openApiDocument),
   ...OPERATOR_ENDPOINTS,
   ...PROGRAM_ENDPOINTS,
+  ...PUBLIC_PROGRAM_ENDPOINTS,
   ...PASSKIT_ENDPOINTS,
   ...ELIGIBILITY_ENDPOINTS,
 ];
