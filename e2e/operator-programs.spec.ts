@@ -153,7 +153,7 @@ class Console {
 test.describe('on a desktop', () => {
   test.use(DESKTOP);
 
-  test('creates a program; the picture follows each edit, front and back; errors at their fields; publish, claim page, close', async ({ page }, info) => {
+  test('creates a program; the picture follows each edit, front and back; errors at their fields; publish, its claim page, close', async ({ page }, info) => {
     const console = new Console(page, info);
     await console.signIn();
     await expect(console.programRow('default')).toContainText('Live');
@@ -267,6 +267,17 @@ test.describe('on a desktop', () => {
     await expect(editor.locator('[data-program-status]')).toHaveAttribute('data-program-status', 'live');
     await expect(console.programRow('summit-2026')).toHaveAttribute('data-status', 'live');
     expect((await programByApi('summit-2026')).status).toBe('live');
+    // Live: its claim page, opened from the list, is the program's.
+    const [claimPage] = await Promise.all([
+      page.context().waitForEvent('page'),
+      console
+        .programRow('summit-2026')
+        .getByRole('link', { name: /^Claim page of Summit 2026/ })
+        .click(),
+    ]);
+    await expect(claimPage).toHaveURL(claimUrl);
+    await expect(claimPage.getByRole('heading', { level: 1, name: 'Summit 2026' })).toBeVisible();
+    await claimPage.close();
 
     // Close: Escape cancels; then confirmed.
     await editor.getByRole('button', { name: 'Close program' }).click();
