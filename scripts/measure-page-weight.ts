@@ -3,7 +3,8 @@
 // another origin. `/` is loaded twice: with a Wallet Standard wallet installed (the wallet stack
 // waits until the person reaches for a wallet) and with none (the stack loads at once, since only
 // it can tell whether a legacy or mobile wallet is there). The operator console `/operator` the
-// same way, and once more with the pointer on its sign-in button (the stack loaded on demand).
+// same way, and once more with the pointer on its sign-in button (the stack loaded on demand). A
+// program's claim page /p/<slug> with a wallet, its program made through the operator API.
 // Exits 1 when a first load with a wallet is over the budget.
 //   npx next build && npm run measure:pages              (starts the build on a free port)
 //   npm run measure:pages -- --url http://localhost:3000 (measures a running service)
@@ -11,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { E2EWallet } from '../e2e/support/wallet';
+import { TestWallet } from '../test/support/wallet';
 import { launchChromium } from './support/chromium';
 import { freePort, ServerProcess } from './support/server-process';
 
@@ -29,7 +31,45 @@ type Case = {
   ready: (page: Page) => Promise<void>;
   /** A first load held to the budget. */
   budget?: boolean;
+  /** Measured only on the server this script starts, where it can make the program. */
+  needsProgram?: boolean;
 };
+
+/** The program whose claim page is measured: a store card with every kind of field. */
+const PROGRAM_SLUG = 'page-weight';
+const operator = new TestWallet();
+
+/** Makes the measured program through the operator API, signed in as OPERATOR_WALLETS' wallet. */
+async function createProgram(origin: string): Promise<void> {
+  const init = (await (await fetch(`${origin}/api/v1/operator/sessions/init?publicKey=${operator.publicKey}`)).json()) as { message: string };
+  const session = await fetch(`${origin}/api/v1/operator/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: init.message, signature: operator.sign(init.message), publicKey: operator.publicKey }),
+  });
+  const { token } = (await session.json()) as { token: string };
+  const field = (key: string, value = '{shortAddress}') => ({ key, label: key, value });
+  const created = await fetch(`${origin}/api/v1/operator/programs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      slug: PROGRAM_SLUG,
+      name: 'Page weight',
+      status: 'live',
+      design: {
+        style: 'storeCard',
+        logoText: 'Page weight',
+        fields: {
+          header: [field('tier', 'Gold')],
+          primary: [field('member')],
+          secondary: [field('since', '{claimedAt}')],
+          back: [field('address', '{address}')],
+        },
+      },
+    }),
+  });
+  if (created.status !== 201) throw new Error(`creating the measured program answered ${created.status}`);
+}
 
 /** Registers a Wallet Standard wallet in the page, as an extension does. */
 async function installWallet(page: Page): Promise<void> {
@@ -64,6 +104,15 @@ const CASES: Case[] = [
     ready: (page) => page.getByRole('button', { name: 'Sign in with Phantom' }).hover(),
   },
   { label: '/operator with no wallet', path: '/operator', ready: (page) => page.getByText('No Solana wallet was found').waitFor() },
+  // A program's claim page (made by main() through the operator API on the server it starts).
+  {
+    label: '/p/<slug> with a wallet',
+    path: `/p/${PROGRAM_SLUG}`,
+    prepare: installWallet,
+    ready: (page) => page.getByRole('button', { name: /Phantom/ }).waitFor(),
+    budget: true,
+    needsProgram: true,
+  },
   { label: '/docs', path: '/docs', ready: (page) => page.locator('#problem-invalid_request').waitFor({ state: 'attached' }) },
 ];
 
@@ -126,12 +175,17 @@ async function main(): Promise<void> {
   } else {
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: origin, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' });
+    server = await ServerProcess.start(port, { PUBLIC_BASE_URL: origin, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', OPERATOR_WALLETS: operator.publicKey });
+    await createProgram(origin);
   }
   let budgetMet = true;
   try {
     console.log(`page weight at ${origin} (sent = as transferred, compressed; decoded = after decompression)`);
     for (const pageCase of CASES) {
+      if (pageCase.needsProgram && !server) {
+        console.log(`${pageCase.label.padEnd(26)} not measured: --url gives no operator to make its program`);
+        continue;
+      }
       const { byType, sentElsewhere, refused } = await measure(origin, pageCase);
       const script = byType.script ?? none;
       const style = byType.stylesheet ?? none;

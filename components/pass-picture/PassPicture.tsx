@@ -13,6 +13,7 @@ import { useId } from 'react';
 import { fillPlaceholders } from '@/lib/programs/design';
 import { FIELD_LIMITS } from '@/lib/programs/field-limits';
 import type { BarcodeFormat, Design, DesignField, PassStyle } from '@/lib/programs/schema';
+import { passColours } from './colours';
 import styles from './PassPicture.module.css';
 
 export type PassPictureImages = Partial<Record<'logo' | 'icon' | 'strip' | 'thumbnail' | 'background', string>>;
@@ -43,17 +44,6 @@ export const BARCODE_NAMES: Record<BarcodeFormat, string> = {
   aztec: 'Aztec code',
   code128: 'Code 128 barcode',
 };
-
-const COLOUR = /^#[0-9a-fA-F]{6}$/;
-
-/** The design's colours as the custom properties PassPicture.module.css reads; only valid #rrggbb. */
-export function passColours(design: Partial<Pick<Design, 'backgroundColor' | 'foregroundColor' | 'labelColor'>>): Record<string, string> {
-  const colours: Record<string, string> = {};
-  if (design.backgroundColor && COLOUR.test(design.backgroundColor)) colours['--pass-bg'] = design.backgroundColor;
-  if (design.foregroundColor && COLOUR.test(design.foregroundColor)) colours['--pass-fg'] = design.foregroundColor;
-  if (design.labelColor && COLOUR.test(design.labelColor)) colours['--pass-label'] = design.labelColor;
-  return colours;
-}
 
 function fill(value: string, sample: Sample): string {
   const claimedAt = new Date(sample.claimedAt);

@@ -28,6 +28,20 @@ function adapter(methods: Record<string, unknown>, connected = true): Adapter {
 }
 
 describe('signClaimMessage', () => {
+  it('hands a signIn wallet a program’s Resources line, so that its text is the one issued', async () => {
+    let received: Record<string, unknown> | undefined;
+    const wallet = adapter({
+      signIn: async (input: Record<string, string> & { resources?: string[] }) => {
+        received = input;
+        const text = new TextEncoder().encode(createSignInMessageText({ ...input, domain: input.domain!, address: input.address! }));
+        return { account: { address }, signedMessage: text, signature: nacl.sign.detached(text, keys.secretKey) };
+      },
+    });
+    const outcome = await signClaimMessage(wallet, { ...init, resources: ['https://passes.example.com/p/summit-2026'] });
+    expect(received?.resources).toEqual(['https://passes.example.com/p/summit-2026']);
+    expect(outcome.ok && outcome.signed.message).toContain('Resources:\n- https://passes.example.com/p/summit-2026');
+  });
+
   it('hands a signIn wallet the issued fields and submits the text it signed', async () => {
     let received: Record<string, unknown> | undefined;
     const wallet = adapter({

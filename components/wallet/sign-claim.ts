@@ -30,6 +30,8 @@ export async function signClaimMessage(adapter: Adapter, init: InitResult): Prom
         nonce: init.nonce,
         issuedAt: init.issuedAt,
         expirationTime: init.expirationTime,
+        // A program's message names its claim page: the wallet's text must carry it as issued.
+        ...(init.resources?.length ? { resources: init.resources } : {}),
       });
       // The wallet built the text from the fields; the service compares them with what it issued.
       const signed = {
