@@ -5,11 +5,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { ClaimApiError } from '@/lib/client';
+import { operatorApi, type Program } from '@/lib/client/operator';
 import { ApiKeysPanel } from './ApiKeysPanel';
 import styles from './console.module.css';
 import { Address, type ConsoleContext, ConsoleContextValue, describeApiError, formatDateTime } from './console-context';
 import { DeliveriesPanel } from './DeliveriesPanel';
 import { PassesPanel } from './PassesPanel';
+import { ProgramsPanel } from './ProgramsPanel';
 import { SignIn } from './SignIn';
 import { StatsPanel } from './StatsPanel';
 import { useOperatorSession } from './use-operator-session';
@@ -22,6 +24,7 @@ export function OperatorConsole() {
   const [announcement, setAnnouncement] = useState('');
   const [version, setVersion] = useState(0);
   const [signOutError, setSignOutError] = useState<string | null>(null);
+  const [programs, setPrograms] = useState<{ list: Program[] | null; error: string | null }>({ list: null, error: null });
 
   // Focus follows a sign-in or sign-out (not the first answer about the session at load).
   const wasSignedIn = useRef<boolean | null>(null);
@@ -40,14 +43,31 @@ export function OperatorConsole() {
     [sessionEnded],
   );
 
+  // The programs, for the programs panel and the passes' and totals' program filters: loaded once
+  // signed in, and again after every change.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger (it changes after an operator action)
+  useEffect(() => {
+    if (!signedIn) return;
+    let live = true;
+    operatorApi.programs().then(
+      (list) => live && setPrograms({ list, error: null }),
+      (failure: unknown) => live && setPrograms((previous) => ({ list: previous.list, error: describe(failure) })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [signedIn, describe, version]);
+
   const context = useMemo(
     (): ConsoleContext => ({
       describe,
       announce: setAnnouncement,
       changed: () => setVersion((v) => v + 1),
       version,
+      programs: programs.list,
+      programsError: programs.error,
     }),
-    [describe, version],
+    [describe, version, programs],
   );
 
   async function signOut() {
@@ -88,6 +108,7 @@ export function OperatorConsole() {
           <div className={styles.grid}>
             <StatsPanel />
           </div>
+          <ProgramsPanel />
           <PassesPanel />
           <div className={styles.grid}>
             <ApiKeysPanel />

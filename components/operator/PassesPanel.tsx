@@ -8,9 +8,10 @@ import { type OperatorPass, operatorApi, type PassQuery, type PassStatus } from 
 import { ConfirmDialog } from './ConfirmDialog';
 import styles from './console.module.css';
 import { Address, formatDateTime, useConsole } from './console-context';
+import { ProgramSelect } from './ProgramSelect';
 
-type Search = { publicKey: string; serial: string; status: PassStatus | '' };
-const EMPTY: Search = { publicKey: '', serial: '', status: '' };
+type Search = { publicKey: string; serial: string; status: PassStatus | ''; program: string };
+const EMPTY: Search = { publicKey: '', serial: '', status: '', program: '' };
 
 /** A screenful; the service allows up to 200 a page. */
 export const PAGE_SIZE = 25;
@@ -56,7 +57,7 @@ export function PassesPanel() {
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
-    setSearch({ publicKey: form.publicKey.trim(), serial: form.serial.trim(), status: form.status });
+    setSearch({ publicKey: form.publicKey.trim(), serial: form.serial.trim(), status: form.status, program: form.program });
     setCursors([null]);
   }
 
@@ -66,7 +67,7 @@ export function PassesPanel() {
     setCursors([null]);
   }
 
-  const filtered = Boolean(search.publicKey || search.serial || search.status);
+  const filtered = Boolean(search.publicKey || search.serial || search.status || search.program);
   const passes = page?.passes ?? [];
 
   return (
@@ -111,6 +112,7 @@ export function PassesPanel() {
             <option value="voided">Voided</option>
           </select>
         </div>
+        <ProgramSelect id="search-program" value={form.program} onChange={(program) => setForm({ ...form, program })} />
         <div className={styles.searchActions}>
           <Button type="submit" className={styles.compact}>
             Search

@@ -1,11 +1,12 @@
 'use client';
-// The totals and the claims-per-day chart, from GET /api/v1/operator/stats; they reload with the
-// list whenever a pass changes.
+// The totals and the claims-per-day chart, from GET /api/v1/operator/stats, of every program or of
+// one; they reload with the list whenever a pass changes.
 import { useEffect, useState } from 'react';
 import { type OperatorStats, operatorApi } from '@/lib/client/operator';
 import { ClaimsChart } from './ClaimsChart';
 import styles from './console.module.css';
 import { useConsole } from './console-context';
+import { ProgramSelect } from './ProgramSelect';
 
 const TOTALS: { key: keyof Omit<OperatorStats, 'claimsPerDay'>; label: string }[] = [
   { key: 'passes', label: 'Passes' },
@@ -18,11 +19,12 @@ export function StatsPanel() {
   const { describe, version } = useConsole();
   const [stats, setStats] = useState<OperatorStats | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [program, setProgram] = useState('');
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger (it changes after an operator action)
   useEffect(() => {
     let live = true;
-    operatorApi.stats().then(
+    operatorApi.stats(program || undefined).then(
       (value) => {
         if (!live) return;
         setStats(value);
@@ -33,7 +35,7 @@ export function StatsPanel() {
     return () => {
       live = false;
     };
-  }, [describe, version]);
+  }, [describe, version, program]);
 
   return (
     <>
@@ -41,6 +43,7 @@ export function StatsPanel() {
         <h2 id="totals-title" className={styles.cardTitle}>
           Totals
         </h2>
+        <ProgramSelect id="totals-program" value={program} onChange={setProgram} />
         {error && (
           <p role="alert" className={styles.alert}>
             {error}

@@ -1,9 +1,11 @@
 'use client';
 // What the console's panels share: the words for an API failure (a 401 ends the session and
 // returns to sign-in), a polite live region for what an action did, and a version that moves on
-// every change so that the totals, the chart and the list reload together.
+// every change so that the totals, the chart and the list reload together; and the programs, which
+// the programs panel lists and the passes and totals filter by.
 import { createContext, useContext } from 'react';
 import { ClaimApiError } from '@/lib/client';
+import type { Program } from '@/lib/client/operator';
 import styles from './console.module.css';
 
 export type ConsoleContext = {
@@ -11,9 +13,13 @@ export type ConsoleContext = {
   describe(error: unknown): string;
   /** Says something in the live region (screen readers hear it; it is also shown). */
   announce(text: string): void;
-  /** A pass changed: reload what depends on passes. */
+  /** A pass or a program changed: reload what depends on them. */
   changed(): void;
   version: number;
+  /** Every program, `default` first (null until loaded), reloaded with `version`. */
+  programs: Program[] | null;
+  /** Why the programs could not be loaded. */
+  programsError: string | null;
 };
 
 export const ConsoleContextValue = createContext<ConsoleContext | null>(null);
@@ -35,7 +41,13 @@ export function describeApiError(error: unknown): string {
     case 403:
       return 'This wallet may not do that.';
     case 404:
-      return error.code === 'pass_not_found' ? 'That pass no longer exists.' : 'Not found.';
+      if (error.code === 'pass_not_found') return 'That pass no longer exists.';
+      if (error.code === 'program_not_found') return 'That program no longer exists.';
+      return 'Not found.';
+    case 413:
+      return 'That is too big for the service (an image may be at most 2 MiB).';
+    case 415:
+      return error.problem?.detail ?? 'The service does not take that type of file.';
     case 429:
       return `Too many requests. Try again${error.retryAfterSeconds ? ` in ${error.retryAfterSeconds} s` : ' in a moment'}.`;
     case 503:

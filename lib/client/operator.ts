@@ -15,12 +15,14 @@ import type {
   sessionBodySchema,
   statsSchema,
 } from '../api/endpoints/operator.schemas';
+import type { programSchema } from '../api/endpoints/programs.schemas';
+import type { programCreateSchema, programPatchSchema } from '../programs/schema';
 import { ClaimApiError, type InitResult, problemFrom } from './index';
 
 export type OperatorPass = z.output<typeof operatorPassSchema>;
 export type PassStatus = OperatorPass['status'];
 export type PassPage = z.output<typeof passPageSchema>;
-export type PassQuery = { publicKey?: string; serial?: string; status?: PassStatus | ''; cursor?: string | null; limit?: number };
+export type PassQuery = { publicKey?: string; serial?: string; status?: PassStatus | ''; program?: string; cursor?: string | null; limit?: number };
 export type OperatorStats = z.output<typeof statsSchema>;
 export type Session = { publicKey: string; expiresAt: string };
 export type ApiKey = z.output<typeof apiKeySchema>;
@@ -28,6 +30,12 @@ export type CreatedApiKey = z.output<typeof apiKeyCreatedSchema>;
 export type WebhookDelivery = z.output<typeof deliverySchema>;
 export type DeliveryPage = z.output<typeof deliveryPageSchema>;
 export type SignedIn = z.input<typeof sessionBodySchema>;
+export type Program = z.output<typeof programSchema>;
+export type ProgramInput = z.input<typeof programCreateSchema>;
+export type ProgramChange = z.input<typeof programPatchSchema>;
+/** The images a program may have (lib/db/program-images.ts IMAGE_KINDS), in the order the console lists them. */
+export const PROGRAM_IMAGE_KINDS = ['logo', 'icon', 'strip', 'thumbnail', 'background'] as const;
+export type ProgramImageKind = (typeof PROGRAM_IMAGE_KINDS)[number];
 
 const BASE = '/api/v1/operator';
 
@@ -97,7 +105,9 @@ export const operatorApi = {
 
   async passes(q: PassQuery): Promise<PassPage> {
     return json(
-      await send(`/passes${query({ publicKey: q.publicKey, serial: q.serial, status: q.status, cursor: q.cursor, limit: q.limit ? String(q.limit) : null })}`),
+      await send(
+        `/passes${query({ publicKey: q.publicKey, serial: q.serial, status: q.status, program: q.program, cursor: q.cursor, limit: q.limit ? String(q.limit) : null })}`,
+      ),
     );
   },
 
@@ -109,8 +119,47 @@ export const operatorApi = {
     return json(await post(`/passes/${encodeURIComponent(serialNumber)}/restore`));
   },
 
-  async stats(): Promise<OperatorStats> {
-    return json(await send('/stats'));
+  /** Of every program, or of one (its slug). */
+  async stats(program?: string): Promise<OperatorStats> {
+    return json(await send(`/stats${query({ program })}`));
+  },
+
+  /** Every program, `default` first, with its counts. */
+  async programs(): Promise<Program[]> {
+    return (await json<{ programs: Program[] }>(await send('/programs'))).programs;
+  },
+
+  async program(slug: string): Promise<Program> {
+    return json(await send(`/programs/${encodeURIComponent(slug)}`));
+  },
+
+  async createProgram(program: ProgramInput): Promise<Program> {
+    return json(await post('/programs', program));
+  },
+
+  /** Any fields but the slug; `design` replaces the whole design. */
+  async updateProgram(slug: string, change: ProgramChange): Promise<Program> {
+    return json(
+      await send(`/programs/${encodeURIComponent(slug)}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(change) }),
+    );
+  },
+
+  /** Where the console shows a program's image as the service made it (its @2x file). */
+  imageUrl(slug: string, kind: ProgramImageKind): string {
+    return `${BASE}/programs/${encodeURIComponent(slug)}/images/${kind}`;
+  },
+
+  /** The file's bytes as they are, with its own Content-Type: the service decodes and re-encodes them. */
+  async putImage(slug: string, kind: ProgramImageKind, file: Blob): Promise<void> {
+    await send(`/programs/${encodeURIComponent(slug)}/images/${kind}`, {
+      method: 'PUT',
+      headers: { 'content-type': file.type || 'application/octet-stream' },
+      body: file,
+    });
+  },
+
+  async deleteImage(slug: string, kind: ProgramImageKind): Promise<void> {
+    await send(`/programs/${encodeURIComponent(slug)}/images/${kind}`, { method: 'DELETE' });
   },
 
   /** The keys not revoked, newest first. */
