@@ -48,6 +48,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'contract',
+          // One module graph per worker, not per file: every file imports the whole service, which
+          // cost 3-8 s a file on these machines. Each test opens its own TestApp, so no state is shared.
+          isolate: false,
           include: ['test/contract/**/*.test.ts', 'test/living/web-service.test.ts', ...DATABASE_TESTS],
           globalSetup: ['test/support/global-setup.ts'],
         },

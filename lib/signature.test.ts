@@ -43,10 +43,10 @@ function testKeys(count: number): { publicKey: Uint8Array; signer: KeyObject }[]
 }
 
 describe('verifyEd25519Strict', () => {
-  it('agrees with tweetnacl, the reference, on 1,000 random vectors (half corrupted)', () => {
+  it('agrees with tweetnacl, the reference, on 300 random vectors (half corrupted)', () => {
     const keys = testKeys(25);
     let valid = 0;
-    for (let i = 0; i < 1000; i++) {
+    for (let i = 0; i < 300; i++) {
       const key = keys[i % keys.length]!;
       const message = randomBytes(Math.floor(Math.random() * 300));
       const signature = new Uint8Array(sign(null, message, key.signer));
@@ -55,7 +55,7 @@ describe('verifyEd25519Strict', () => {
       expect(verifyEd25519Strict(vector.message, vector.signature, vector.publicKey), `vector ${i}`).toBe(reference);
       if (reference) valid++;
     }
-    expect(valid).toBe(500); // every intact vector verifies, and no corrupted one does
+    expect(valid).toBe(150); // every intact vector verifies, and no corrupted one does
   });
 
   it('rejects a signature whose S is not reduced (S + L), which tweetnacl accepts', () => {

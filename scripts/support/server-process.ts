@@ -16,10 +16,10 @@ export type LogLine = Record<string, unknown> & { event?: string; msg?: string; 
 
 /**
  * How the service runs: `server` is production (`server.ts`: the API straight from the table, the
- * pages through Next.js); `next-start` and `next-dev` are Next.js alone, serving the API through
- * its route handlers (app/**\/route.ts) from the same table.
+ * pages through Next.js); `next-start` is Next.js alone, serving the API through its route
+ * handlers (app/**\/route.ts) from the same table.
  */
-export type Runner = 'server' | 'next-start' | 'next-dev';
+export type Runner = 'server' | 'next-start';
 
 type LaunchOptions = { runner?: Runner; script?: string; logFile?: string; nodeArgs?: string[] };
 
@@ -31,8 +31,6 @@ function commandOf(port: number, options: LaunchOptions): string[] {
       return ['--import', 'tsx', options.script ?? 'server.ts'];
     case 'next-start':
       return [NEXT_BIN, 'start', '--port', String(port), '--hostname', '127.0.0.1'];
-    case 'next-dev':
-      return [NEXT_BIN, 'dev', '--port', String(port), '--hostname', '127.0.0.1'];
   }
 }
 
@@ -82,7 +80,7 @@ export class ServerProcess {
    * that file instead of this process's memory (a benchmark's hundreds of thousands of lines).
    */
   static async start(port: number, env: Record<string, string> = {}, options: LaunchOptions & { timeoutMs?: number } = {}): Promise<ServerProcess> {
-    if (options.runner !== 'next-dev') assertBuilt();
+    assertBuilt();
     if (
       await acceptsConnections(port, 0).then(
         () => true,
@@ -114,7 +112,7 @@ export class ServerProcess {
     const fullEnv: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: options.runner === 'next-dev' ? 'development' : 'production',
+      NODE_ENV: 'production',
       NEXT_TELEMETRY_DISABLED: '1',
       PORT: String(port),
       DATA_DIR: env.DATA_DIR ?? scratchDataDir('wpc-server-'),
