@@ -302,6 +302,14 @@ test.describe('on a desktop', () => {
       'summit-2026',
     );
     await console.check('program-closed');
+
+    // Reopened: live again, its claim page takes claims.
+    await editor.getByRole('button', { name: 'Reopen' }).click();
+    await expect(console.dialog().getByRole('heading')).toHaveText('Reopen Summit 2026?');
+    await console.dialog().getByRole('button', { name: 'Reopen' }).click();
+    await expect(console.dialog()).toBeHidden();
+    await expect(console.programRow('summit-2026')).toHaveAttribute('data-status', 'live');
+    expect((await programByApi('summit-2026')).status).toBe('live');
   });
 
   test('an image: shown at once, uploaded as sent, refused ones said in words, removed', async ({ page }, info) => {

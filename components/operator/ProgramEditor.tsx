@@ -628,9 +628,9 @@ export function ProgramEditor({ program, onClose, onCreated }: { program: Progra
             <a className={styles.link} href={saved.claimUrl} target="_blank" rel="noopener">
               Claim page<span className="visually-hidden"> of {saved.name} (opens in a new tab)</span>
             </a>
-            {saved.status === 'draft' && (
+            {saved.status !== 'live' && (
               <Button className={styles.compact} onClick={() => setPending('publish')}>
-                Publish
+                {saved.status === 'draft' ? 'Publish' : 'Reopen'}
               </Button>
             )}
             {saved.status === 'live' && (
@@ -772,8 +772,8 @@ export function ProgramEditor({ program, onClose, onCreated }: { program: Progra
 
         {pending === 'publish' && saved && (
           <ConfirmDialog
-            title={`Publish ${saved.name}?`}
-            confirmLabel="Publish"
+            title={`${saved.status === 'draft' ? 'Publish' : 'Reopen'} ${saved.name}?`}
+            confirmLabel={saved.status === 'draft' ? 'Publish' : 'Reopen'}
             describeError={describe}
             onClose={() => setPending(null)}
             onConfirm={() => setStatus('live')}
