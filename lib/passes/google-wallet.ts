@@ -146,9 +146,23 @@ function claimedDay(date: Date): string {
   return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(date);
 }
 
-/** The save link of a pass. */
+/**
+ * The save link of a pass, carrying its whole object. A program's design can hold more text than
+ * a link does (a few back fields are enough): then the link carries the text modules that fit,
+ * in the design's order (title, header, barcode and colour always), and Google shows the rest
+ * once the REST API updates the object. Only taken when that API did not answer: rare enough to
+ * sign a few times over.
+ */
 export async function googleSaveUrl(content: PassContent, google: GoogleWallet, now = new Date()): Promise<string> {
-  return GOOGLE_SAVE_URL + (await googleToken(content, google, now));
+  const whole = await googleToken(content, google, now);
+  if (whole.length <= MAX_JWT_LENGTH) return GOOGLE_SAVE_URL + whole;
+  const object = genericObject(content, google);
+  const modules = object.textModulesData;
+  for (let kept = modules.length - 1; kept >= 0; kept--) {
+    const token = await signSaveJwt({ genericObjects: [{ ...object, textModulesData: modules.slice(0, kept) }] }, google, now);
+    if (token.length <= MAX_JWT_LENGTH || kept === 0) return GOOGLE_SAVE_URL + token;
+  }
+  return GOOGLE_SAVE_URL + whole;
 }
 
 async function googleToken(content: PassContent, google: GoogleWallet, now = new Date()): Promise<string> {

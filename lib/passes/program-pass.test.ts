@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ISSUER_ID, testServiceAccount } from '@/test/support/google';
 import { inspectPkpass } from '@/test/support/pkpass';
@@ -12,7 +13,7 @@ import { loadConfig } from '../config';
 import { type Design, designSchema } from '../programs/schema';
 import { ensureDevelopmentChain } from './certificates';
 import type { PassContent, PassProgram } from './content';
-import { createGoogleWallet, type GoogleWallet, genericObject } from './google-wallet';
+import { createGoogleWallet, GOOGLE_SAVE_URL, type GoogleWallet, genericObject, googleSaveUrl, MAX_JWT_LENGTH } from './google-wallet';
 import { createManifestSigner } from './manifest-signer';
 import { buildPkpass, type PassIssuer, passModel, programPassFilename } from './pkpass';
 
@@ -237,6 +238,20 @@ describe('a program pass on Google Wallet', () => {
       validTimeInterval: { end: { date: '2027-01-01T00:00:00.000Z' } },
     });
     expect(object).not.toHaveProperty('subheader');
+  });
+
+  it('keeps a save link short enough to survive as a link, however much text the design holds', async () => {
+    const long = 'x'.repeat(300);
+    const wordy = design({ fields: { back: Array.from({ length: 20 }, (_, i) => ({ key: `b${i}`, label: `Back ${i}`, value: long })) } });
+    const url = await googleSaveUrl(pass(program(wordy)), google);
+    expect(url.length - GOOGLE_SAVE_URL.length).toBeLessThanOrEqual(MAX_JWT_LENGTH);
+    const [object] = (decodeJwt(url.slice(GOOGLE_SAVE_URL.length)).payload as { genericObjects: Record<string, unknown>[] }).genericObjects;
+    expect(object).toMatchObject({ classId: `${TEST_ISSUER_ID}.program_winter_gala`, header: { defaultValue: { value: 'Winter Gala 2026' } } });
+    expect(object!.barcode).toBeDefined();
+    // The text modules that fit, in the design's order.
+    const kept = object!.textModulesData as { id: string }[];
+    expect(kept.length).toBeLessThan(20);
+    expect(kept.map((module) => module.id)).toEqual(Array.from({ length: kept.length }, (_, i) => `b${i}`));
   });
 
   it('keeps the default program’s passes in the issuer’s one class, with or without a design', () => {
