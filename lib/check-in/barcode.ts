@@ -51,11 +51,9 @@ export function parseBarcode(text: string): { serialNumber: SerialNumber; mac: s
     return undefined;
   }
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !url.pathname.endsWith('/verify')) return undefined;
-  const serials = url.searchParams.getAll('serial');
-  const macs = url.searchParams.getAll('c');
-  if (serials.length !== 1 || macs.length !== 1) return undefined;
-  const serial = serials[0]!.toLowerCase();
-  const mac = macs[0]!;
+  const [serial, ...moreSerials] = url.searchParams.getAll('serial').map((value) => value.toLowerCase());
+  const [mac, ...moreMacs] = url.searchParams.getAll('c');
+  if (serial === undefined || mac === undefined || moreSerials.length > 0 || moreMacs.length > 0) return undefined;
   if (!SERIAL.test(serial) || !MAC_TEXT.test(mac)) return undefined;
   return { serialNumber: asSerialNumber(serial), mac };
 }
