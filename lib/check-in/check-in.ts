@@ -107,7 +107,8 @@ async function decide(deps: CheckInDeps, request: CheckInRequest): Promise<Check
   });
   if (!outcome.found) return UNKNOWN;
   const about = { program: pass.program, serialNumber: pass.serialNumber, publicKey: pass.publicKey };
-  if (outcome.refusal) return { ...about, admitted: false, reason: outcome.refusal satisfies Refusal, checkedInAt: null, firstCheckInAt: outcome.firstCheckInAt };
+  if (outcome.refusal)
+    return { ...about, admitted: false, reason: outcome.refusal satisfies Refusal, checkedInAt: null, firstCheckInAt: outcome.firstCheckInAt };
   if (outcome.admitted) return { ...about, admitted: true, reason: 'checked_in', checkedInAt: outcome.checkedInAt, firstCheckInAt: outcome.firstCheckInAt };
   // Another door's admission: seen by the statement, or committed after it began (then read anew).
   const seen = outcome.checkedInAt ? { held: outcome.checkedInAt, first: outcome.firstCheckInAt } : await admissionsOf(deps.store.sql, serialNumber, now);

@@ -49,7 +49,13 @@ const ADMISSION_KEY = (rule: string, now: string, unique: string) =>
  * then enqueues `onAdmitted`. One statement: the decision and the insert cannot be split by another door.
  */
 export async function admit(jobs: Jobs, attempt: AdmissionAttempt): Promise<AdmissionOutcome> {
-  const rows = await jobs.change<{ refusal: Refusal | null; admitted: boolean; checkedInAt: Instant | null; firstBefore: Instant | null; held: Instant | null }>(
+  const rows = await jobs.change<{
+    refusal: Refusal | null;
+    admitted: boolean;
+    checkedInAt: Instant | null;
+    firstBefore: Instant | null;
+    held: Instant | null;
+  }>(
     statementWithJobs({
       with: `pass as (
           select p.serial_number, p.program, p.status, p.void_reason, g.check_in,

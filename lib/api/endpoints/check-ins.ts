@@ -20,7 +20,10 @@ export const CHECK_IN_ENDPOINTS: readonly Endpoint[] = [
       'statement: one pass scanned at two doors at once is admitted once. Each admission sends a `pass.checked_in` ' +
       'webhook. Open to operators and to scan keys (`"scope": "scan"`).',
     auth: 'scan',
-    body: { schema: checkInBodySchema, example: { code: `https://passes.example.com/verify?serial=${EXAMPLE_SERIAL}&c=q3Jx0yH1m8Zt5Lr7Vk9Hs4`, program: 'summit-2026' } },
+    body: {
+      schema: checkInBodySchema,
+      example: { code: `https://passes.example.com/verify?serial=${EXAMPLE_SERIAL}&c=q3Jx0yH1m8Zt5Lr7Vk9Hs4`, program: 'summit-2026' },
+    },
     invalidExample: { code: '' },
     responses: {
       200: {

@@ -121,9 +121,7 @@ export const passesQuerySchema = z.object({
 });
 
 export const statsQuerySchema = z.object({
-  program: programSlugSchema
-    .optional()
-    .meta({ description: 'Only this program’s passes, devices, claims and check-ins (its slug); omitted: every program.' }),
+  program: programSlugSchema.optional().meta({ description: 'Only this program’s passes, devices, claims and check-ins (its slug); omitted: every program.' }),
 });
 
 export const operatorPassSchema = z
