@@ -25,7 +25,7 @@ const walletFor = (env: Record<string, string> = {}) =>
   );
 
 /** The parts of a save link's claims the tests read. */
-type SaveClaims = { payload: { genericObjects: { hexBackgroundColor: string; cardTitle: { defaultValue: { value: string } } }[] } };
+type SaveClaims = { payload: { genericObjects: { hexBackgroundColor: string; cardTitle: { defaultValue: { value: string } }; barcode: { value: string } }[] } };
 
 async function verified(url: string) {
   expect(url.startsWith(GOOGLE_SAVE_URL)).toBe(true);
