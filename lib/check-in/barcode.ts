@@ -1,6 +1,6 @@
 // The text of a pass's barcode: the /verify URL a phone's camera opens, with, beside the public
 // serial, a MAC only this service can make: `${PUBLIC_BASE_URL}/verify?serial=<serial>&c=<mac>`,
-// mac = base64url(HMAC-SHA256(barcode key, "check-in:" + serial)) cut to 16 bytes (22 characters).
+// mac = base64url(HMAC-SHA256(barcode key, "check-in:" + serial)) cut to 12 bytes (16 characters).
 // The barcode key is derived with HKDF-SHA256 from the download id key (DOWNLOAD_ID_KEY, or the one
 // in DATA_DIR): every instance that shares DOWNLOAD_ID_KEY makes and accepts the same codes, and
 // the key is never stored, logged or sent. docs/check-in.md says why these choices.
@@ -13,10 +13,14 @@ export type BarcodeKey = Buffer & { readonly __brand: 'BarcodeKey' };
 const KEY_INFO = 'wallet-pass-claim/check-in-barcode/v1';
 /** The HMAC's label, as the authentication token's: the key makes nothing else, and stays that way. */
 const LABEL = 'check-in:';
-/** 128 bits: a forger's chance per guess is 2^-128, and the code stays short enough for a dense QR. */
-export const MAC_BYTES = 16;
-/** base64url of MAC_BYTES bytes. */
-const MAC_TEXT = /^[A-Za-z0-9_-]{22}$/;
+/**
+ * 96 bits: a forger's chance per guess is 2^-96, each guess a request to the service; and 16
+ * characters, not 22, keep Google save links of the longest configuration under 1,800 characters.
+ */
+export const MAC_BYTES = 12;
+/** base64url of MAC_BYTES bytes: 16 characters. */
+export const MAC_TEXT_LENGTH = Math.ceil((MAC_BYTES * 4) / 3);
+const MAC_TEXT = new RegExp(`^[A-Za-z0-9_-]{${MAC_TEXT_LENGTH}}$`);
 const SERIAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The barcode key of a download id key. Threat: one leaked derived key must not give download links, nor the reverse. */
@@ -24,7 +28,7 @@ export function barcodeKeyOf(downloadIdKey: Buffer): BarcodeKey {
   return Buffer.from(hkdfSync('sha256', downloadIdKey, Buffer.alloc(0), KEY_INFO, 32)) as BarcodeKey;
 }
 
-/** The MAC of a serial (base64url, 22 characters). Threat: anyone who has seen a serial printing a code that admits. */
+/** The MAC of a serial (base64url, 16 characters). Threat: anyone who has seen a serial printing a code that admits. */
 export function barcodeMac(key: BarcodeKey, serialNumber: SerialNumber): string {
   return createHmac('sha256', key)
     .update(LABEL + serialNumber)
@@ -63,8 +67,8 @@ export function parseBarcode(text: string): { serialNumber: SerialNumber; mac: s
  * forger learn the MAC a byte at a time from response times; timingSafeEqual takes the same time whatever matches.
  */
 export function macMatches(key: BarcodeKey, serialNumber: SerialNumber, mac: string): boolean {
-  // The texts, not their decoded bytes: the last of 22 characters carries 2 bits, and another
-  // character with the same 2 bits decodes alike. An altered text is refused, whatever it decodes to.
+  // The texts, not their decoded bytes: base64url decoders forgive some variants (padding, a
+  // standard-alphabet character). An altered text is refused, whatever it decodes to.
   const expected = Buffer.from(barcodeMac(key, serialNumber), 'latin1');
   const given = Buffer.from(mac, 'latin1');
   return given.length === expected.length && timingSafeEqual(given, expected);

@@ -5,6 +5,7 @@
 // Google from here.
 import { type CryptoKey, importPKCS8, SignJWT } from 'jose';
 import { shortAddress } from '../address';
+import { MAC_TEXT_LENGTH } from '../check-in/barcode';
 import { type Config, ConfigError } from '../config';
 import { type BarcodeFormat, DEFAULT_PROGRAM } from '../programs/schema';
 import { type PassContent, type PassProgram, passBarcode, passDates, passText, programFields, programNames } from './content';
@@ -58,8 +59,8 @@ export const LONGEST_PASS: PassContent = {
   publicKey: 'J'.repeat(44),
   walletType: 'Coinbase Wallet',
   claimedAt: new Date('2026-09-28T00:00:00Z'),
-  // Every issued pass's barcode carries one (lib/check-in/barcode.ts): 22 characters.
-  checkInCode: 'A'.repeat(22),
+  // Every issued pass's barcode carries one (lib/check-in/barcode.ts).
+  checkInCode: 'A'.repeat(MAC_TEXT_LENGTH),
 };
 
 /** One class for every pass of the default program: the colours and text are the object's own. */

@@ -22,7 +22,7 @@ export const CHECK_IN_ENDPOINTS: readonly Endpoint[] = [
     auth: 'scan',
     body: {
       schema: checkInBodySchema,
-      example: { code: `https://passes.example.com/verify?serial=${EXAMPLE_SERIAL}&c=q3Jx0yH1m8Zt5Lr7Vk9Hs4`, program: 'summit-2026' },
+      example: { code: `https://passes.example.com/verify?serial=${EXAMPLE_SERIAL}&c=q3Jx0yH1m8Zt5Lr7`, program: 'summit-2026' },
     },
     invalidExample: { code: '' },
     responses: {
