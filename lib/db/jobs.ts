@@ -206,13 +206,17 @@ export class Jobs {
     return row;
   }
 
-  /** Deletes up to 5,000 jobs done more than `keepDoneMs` ago or failed more than `keepFailedMs` ago. */
+  /**
+   * Deletes up to 5,000 jobs done more than `keepDoneMs` ago and as many failed more than
+   * `keepFailedMs` ago, oldest first, each read through its own partial index (jobs_done_idx,
+   * jobs_failed_idx): the cost follows the rows deleted, not the jobs kept.
+   */
   async purge(keepDoneMs: number, keepFailedMs: number): Promise<void> {
     await this.db.query(
       `delete from jobs where id in (
-         select id from jobs
-         where done_at < now() - $1 * interval '1 millisecond' or failed_at < now() - $2 * interval '1 millisecond'
-         limit 5000)`,
+         (select id from jobs where done_at < now() - $1 * interval '1 millisecond' order by done_at limit 5000)
+         union all
+         (select id from jobs where failed_at < now() - $2 * interval '1 millisecond' order by failed_at limit 5000))`,
       [keepDoneMs, keepFailedMs],
     );
   }

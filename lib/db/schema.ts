@@ -190,6 +190,10 @@ export const jobs = pgTable(
   (t) => [
     index('jobs_due_idx').on(t.runAt).where(sql`done_at is null and failed_at is null`),
     index('jobs_kind_idx').on(t.kind, t.id),
+    // The hourly purge reads the oldest finished jobs by these, never the whole table (on the
+    // embedded database a scan of it holds every request of the process).
+    index('jobs_done_idx').on(t.doneAt).where(sql`done_at is not null`),
+    index('jobs_failed_idx').on(t.failedAt).where(sql`failed_at is not null`),
     // Unique, so that concurrent enqueues of one key leave one row on any database, with no lock.
     uniqueIndex('jobs_dedupe_key_idx').on(t.kind, t.dedupeKey).where(sql`dedupe_key is not null`),
   ],
