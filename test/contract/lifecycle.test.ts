@@ -121,7 +121,9 @@ describe.each(BACKENDS)('lifecycle on %s', (backend) => {
               case when g % 2 = 1 then now() - interval '1 minute' end
        from generate_series(1, 10000) g`,
     );
-    await db.query(`insert into jobs (kind, payload, run_at, done_at) select 'webhook', '{}'::jsonb, now(), now() - interval '30 days' from generate_series(1, 3)`);
+    await db.query(
+      `insert into jobs (kind, payload, run_at, done_at) select 'webhook', '{}'::jsonb, now(), now() - interval '30 days' from generate_series(1, 3)`,
+    );
     await db.query('analyze jobs');
     const statements: { text: string; params?: unknown[] }[] = [];
     const recorded: Queryable = {
