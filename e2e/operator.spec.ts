@@ -184,6 +184,8 @@ test.describe('on a desktop', () => {
     const today = new Date().toISOString().slice(0, 10);
     await expect(chart.locator(`rect[data-date="${today}"]`)).toHaveAttribute('data-count', String(TOTAL));
     expect(Number(await chart.locator(`rect[data-date="${today}"]`).getAttribute('height'))).toBeGreaterThan(0);
+    await expect(page.getByTestId('check-ins-chart')).toBeVisible();
+    await expect(console.section('Check-ins per day')).toContainText('0 check-ins in the last 30 days');
     await console.check('signed-in');
 
     // Search by address, by serial, by status.

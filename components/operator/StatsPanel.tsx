@@ -1,12 +1,15 @@
 'use client';
-// The totals and the claims-per-day chart, from GET /api/v1/operator/stats, of every program or of
+// The totals and the charts of claims and check-ins per day, from GET /api/v1/operator/stats, of every program or of
 // one; they reload with the list whenever a pass changes.
 import { useEffect, useState } from 'react';
 import { type OperatorStats, operatorApi } from '@/lib/client/operator';
-import { ClaimsChart } from './ClaimsChart';
+import { type Counted, DayChart } from './DayChart';
 import styles from './console.module.css';
 import { useConsole } from './console-context';
 import { ProgramSelect } from './ProgramSelect';
+
+const CLAIMS: Counted = { one: 'claim', many: 'claims', title: 'Claims', testId: 'claims-chart' };
+const CHECK_INS: Counted = { one: 'check-in', many: 'check-ins', title: 'Check-ins', testId: 'check-ins-chart' };
 
 const TOTALS: { key: keyof Omit<OperatorStats, 'claimsPerDay' | 'checkInsPerDay'>; label: string }[] = [
   { key: 'passes', label: 'Passes' },
@@ -62,7 +65,13 @@ export function StatsPanel() {
         <h2 id="chart-title" className={styles.cardTitle}>
           Claims per day
         </h2>
-        {stats ? <ClaimsChart days={stats.claimsPerDay} /> : <div className={styles.chartPlaceholder} aria-hidden="true" />}
+        {stats ? <DayChart days={stats.claimsPerDay} counted={CLAIMS} /> : <div className={styles.chartPlaceholder} aria-hidden="true" />}
+      </section>
+      <section className={styles.card} aria-labelledby="check-ins-chart-title">
+        <h2 id="check-ins-chart-title" className={styles.cardTitle}>
+          Check-ins per day
+        </h2>
+        {stats ? <DayChart days={stats.checkInsPerDay} counted={CHECK_INS} /> : <div className={styles.chartPlaceholder} aria-hidden="true" />}
       </section>
     </>
   );

@@ -1,5 +1,5 @@
 'use client';
-// Claims per day, the last 30 days, as plain SVG: about 1 KiB of gzip code, against 22.5 KiB for
+// A count per day (claims, check-ins), the last 30 days, as plain SVG: about 1 KiB of gzip code, against 22.5 KiB for
 // uPlot and 51.5 KiB for a tree-shaken Chart.js bar chart (docs/console.md), and both of those
 // draw on a canvas, which a screen reader cannot read. Here each bar is a labelled image, the
 // figures are also a table (visually hidden), and no style attribute is written, so the page's
@@ -22,7 +22,10 @@ export function niceMax(max: number): number {
 
 const dayLabel = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
-export function ClaimsChart({ days }: { days: DayCount[] }) {
+/** What the chart counts: "claim"/"claims" and "Claims", and its test id. */
+export type Counted = { one: string; many: string; title: string; testId: string };
+
+export function DayChart({ days, counted }: { days: DayCount[]; counted: Counted }) {
   const total = days.reduce((sum, day) => sum + day.count, 0);
   const top = niceMax(Math.max(0, ...days.map((day) => day.count)));
   const plotWidth = WIDTH - PAD.left - PAD.right;
@@ -37,17 +40,17 @@ export function ClaimsChart({ days }: { days: DayCount[] }) {
   return (
     <figure className={styles.chart}>
       <figcaption className={styles.chartCaption}>
-        {total} claim{total === 1 ? '' : 's'} in the last {days.length} days
+        {total} {total === 1 ? counted.one : counted.many} in the last {days.length} days
       </figcaption>
       <svg
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         className={styles.chartSvg}
         role="img"
         aria-label={
-          `Claims per day, ${first ? dayLabel(first.date) : ''} to ${last ? dayLabel(last.date) : ''}: ` +
+          `${counted.title} per day, ${first ? dayLabel(first.date) : ''} to ${last ? dayLabel(last.date) : ''}: ` +
           `${total} in all, at most ${Math.max(0, ...days.map((d) => d.count))} in a day.`
         }
-        data-testid="claims-chart"
+        data-testid={counted.testId}
       >
         {ticks.map((tick) => (
           // biome-ignore lint/a11y/noAriaHiddenOnFocusable: a decorative SVG <g>, which takes no focus; the chart's aria-label carries the data
@@ -89,11 +92,11 @@ export function ClaimsChart({ days }: { days: DayCount[] }) {
         )}
       </svg>
       <table className="visually-hidden">
-        <caption>Claims per day</caption>
+        <caption>{counted.title} per day</caption>
         <thead>
           <tr>
             <th scope="col">Day</th>
-            <th scope="col">Claims</th>
+            <th scope="col">{counted.title}</th>
           </tr>
         </thead>
         <tbody>
