@@ -3,9 +3,9 @@
 // one; they reload with the list whenever a pass changes.
 import { useEffect, useState } from 'react';
 import { type OperatorStats, operatorApi } from '@/lib/client/operator';
-import { type Counted, DayChart } from './DayChart';
 import styles from './console.module.css';
 import { useConsole } from './console-context';
+import { type Counted, DayChart } from './DayChart';
 import { ProgramSelect } from './ProgramSelect';
 
 const CLAIMS: Counted = { one: 'claim', many: 'claims', title: 'Claims', testId: 'claims-chart' };
