@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ClaimBody } from './api/endpoints/claims.schemas';
 import type { PassCheck } from './api/endpoints/passes.schemas';
+import { macMatches } from './check-in/barcode';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import { findPass, findPassOfWallet, setDownloadIdHash } from './db/passes';
@@ -252,7 +253,7 @@ const passNotFound = () => new AppError('pass_not_found', 'No pass has this id.'
  * (lib/passes/living.ts).
  */
 export async function getPassFile(
-  services: { living: Pick<Living, 'tokenKey' | 'files'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
+  services: { living: Pick<Living, 'tokenKey' | 'barcodeKey' | 'files'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
   passId: string,
 ): Promise<PassFile & { lastModified: Date }> {
   const pass = await findPass(services.store.sql, { downloadIdHash: lookupHash(asDownloadId(passId)) });
@@ -265,7 +266,7 @@ export async function getPassFile(
  * the public serial: whoever has the link can save the pass.
  */
 export async function getGoogleSaveUrl(
-  services: { google?: GoogleWallet; living: Pick<Living, 'tokenKey' | 'googleApi'>; log: Logger; store: Pick<Store, 'sql'> },
+  services: { google?: GoogleWallet; living: Pick<Living, 'tokenKey' | 'barcodeKey' | 'googleApi'>; log: Logger; store: Pick<Store, 'sql'> },
   passId: string,
 ): Promise<string> {
   if (!services.google) {
@@ -278,11 +279,21 @@ export async function getGoogleSaveUrl(
 
 /** The scanner check: what this service issued under a public serial number. */
 export async function verifyPass(
-  services: { config: Pick<Config, 'webhook' | 'organizationName'>; store: Pick<Store, 'sql' | 'jobs'>; log: Logger; clock: Clock },
+  services: {
+    config: Pick<Config, 'webhook' | 'organizationName'>;
+    store: Pick<Store, 'sql' | 'jobs'>;
+    log: Logger;
+    clock: Clock;
+    living: Pick<Living, 'barcodeKey'>;
+  },
   serial: string,
+  code?: string,
 ): Promise<PassCheck> {
+  const notIssued = () => new AppError('pass_not_found', 'This service issued no pass with this serial number.');
+  // A barcode's check-in code, when the scan carried one, must be the serial's: an altered one is no pass of ours.
+  if (code !== undefined && !macMatches(services.living.barcodeKey, asSerialNumber(serial), code)) throw notIssued();
   const pass = await findPass(services.store.sql, { serialNumber: asSerialNumber(serial) });
-  if (!pass) throw new AppError('pass_not_found', 'This service issued no pass with this serial number.');
+  if (!pass) throw notIssued();
   if (services.config.webhook) {
     const now = services.clock.now();
     await announce(services, 'pass.scanned', pass, new Date(now), scannedEventKey(pass.serialNumber, now));

@@ -39,7 +39,8 @@ export const PROBLEMS = {
     title: 'Forbidden',
     when:
       'The signed-in wallet is not in OPERATOR_WALLETS (any more), or a request carrying the session ' +
-      'cookie came from another site (the CSRF check), or a credential was used where it cannot be.',
+      'cookie came from another site (the CSRF check), or a credential was used where it cannot be (an API key to sign out or ' +
+      'to make keys; a scan key anywhere but check-in and the program list).',
   },
   not_eligible: {
     status: 403,

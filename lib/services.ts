@@ -1,5 +1,6 @@
 // The process-wide services (configuration, storage, rate limiter, pass signing, Google Wallet,
 // logger), created once at start from a validated configuration and passed to every use case.
+import { barcodeKeyOf } from './check-in/barcode';
 import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
@@ -95,7 +96,7 @@ export async function createServices(config: Config, { clock = systemClock }: Se
       `DOWNLOAD_ID_KEY is not set: download ids are derived under the key in ${config.dataDir}; every instance sharing this database must use one key (set DOWNLOAD_ID_KEY)`,
     );
   }
-  const living = createLiving(config, signing, google);
+  const living = createLiving(config, signing, google, barcodeKeyOf(downloadIds.key));
   const limiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix }, log);
 
   // Expired messages are deleted on a timer so an init flood cannot grow the database for ever.

@@ -1,6 +1,7 @@
 'use client';
-// API keys for automation: create one (its secret is shown once, here, with a copy button; the
-// service keeps only its hash), list them, revoke one behind a confirmation.
+// API keys for automation, and scan keys for the door: create one (its secret is shown once, here,
+// with a copy button; the service keeps only its hash), list them with their scope, revoke one
+// behind a confirmation.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Button } from '@/components/ui/Button';
 import { CopyLink } from '@/components/ui/CopyLink';
@@ -16,6 +17,7 @@ export function ApiKeysPanel() {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [name, setName] = useState('');
+  const [scanOnly, setScanOnly] = useState(false);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -43,9 +45,10 @@ export function ApiKeysPanel() {
     if (creating) return;
     setCreating(true);
     try {
-      const result = await operatorApi.createApiKey(name.trim());
+      const result = await operatorApi.createApiKey(name.trim(), scanOnly ? 'scan' : 'operator');
       setCreated({ name: name.trim(), key: result.key });
       setName('');
+      setScanOnly(false);
       await load();
     } catch (failure) {
       setError(describe(failure));
@@ -63,7 +66,7 @@ export function ApiKeysPanel() {
       </h2>
       <p className={styles.muted}>
         For scripts and other services: send one as <code>Authorization: Bearer &lt;key&gt;</code>. A key works until it is revoked. Keys are created here,
-        signed in: a key cannot create another.
+        signed in: a key cannot create another. A scan key, for the door, can only check passes in (and list programs).
       </p>
       <form className={styles.inlineForm} onSubmit={create}>
         <div className={styles.field}>
@@ -77,6 +80,9 @@ export function ApiKeysPanel() {
             onChange={(event) => setName(event.target.value)}
           />
         </div>
+        <label className={styles.checkbox}>
+          <input type="checkbox" checked={scanOnly} onChange={(event) => setScanOnly(event.target.checked)} /> Scan only (for the door)
+        </label>
         <Button type="submit" className={styles.compact} disabled={creating}>
           Create API key
         </Button>
@@ -115,7 +121,10 @@ export function ApiKeysPanel() {
           {live.map((key) => (
             <li key={key.id} className={styles.keyItem} data-key-id={key.id}>
               <div>
-                <strong>{key.name || 'Unnamed key'}</strong>
+                <strong>{key.name || 'Unnamed key'}</strong>{' '}
+                <span className={styles.badge} data-scope={key.scope}>
+                  {key.scope === 'scan' ? 'scan only' : 'full operator'}
+                </span>
                 <span className={styles.muted}>
                   {' '}
                   created {formatDateTime(key.createdAt)} by <Address value={key.createdBy} />,{' '}

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { AppError, ErrorCode } from '../errors';
 import type { Operator } from '../operators/auth';
+import type { Scope } from '../operators/scopes';
 import type { Services } from '../services';
 import type { RawBody, RawBodySpec } from './body';
 import { isApiPath } from './paths';
@@ -27,6 +28,9 @@ export const TAGS = {
   Programs:
     'The kinds of pass an operator issues: each with its design and images, its rule for who may claim, ' +
     'its window and supply, and its claim page (/p/<slug>). `default` is the service as it was.',
+  'Check-in':
+    'The door: a scanned barcode (or a serial typed by hand) in, whether to admit its holder out, by the program’s ' +
+    'check-in rule. For operators and for scan keys (`POST /api/v1/operator/api-keys` with `"scope": "scan"`).',
   Webhooks: 'Events POSTed to WEBHOOK_URL (Standard Webhooks), and their deliveries.',
   PassKit:
     "Apple Wallet's web service for living passes (Apple's protocol, under PUBLIC_BASE_URL/passkit): " +
@@ -81,13 +85,16 @@ export type EndpointContext = {
   clientIp: string;
 };
 
-/** What the handler of an entry with `auth: 'operator'` gets: the caller, authenticated. */
+/** What the handler of an entry with `auth` gets: the caller, authenticated. */
 export type OperatorContext = EndpointContext & { operator: Operator };
 
-/** Who may call an entry: anyone (undefined), or a signed-in operator. */
-export type Auth = 'operator' | undefined;
+/**
+ * Who may call an entry: anyone (undefined); an operator (`operator`: a session or a full API key);
+ * or an operator or a door's scan key (`scan`: lib/operators/scopes.ts).
+ */
+export type Auth = Scope | undefined;
 
-type ContextOf<A extends Auth> = A extends 'operator' ? OperatorContext : EndpointContext;
+type ContextOf<A extends Auth> = A extends Scope ? OperatorContext : EndpointContext;
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -135,7 +142,8 @@ export type EndpointSpec<
    * `operator`: only for a signed-in operator (a Bearer session token or API key, or the session
    * cookie with the CSRF check on unsafe methods), checked before any input is read; the handler
    * gets the caller as `context.operator` (its context type says so). 401 unauthorized and 403
-   * forbidden are implied.
+   * forbidden are implied. `scan`: the same, and a door's scan key too; every other entry answers
+   * a scan key 403 forbidden.
    */
   auth?: A;
   /** Optional request headers, described inline. */

@@ -47,7 +47,7 @@ export function createApi(services: Services, endpoints: readonly Endpoint[]): A
         const ip = clientIp(client.peer, request.headers, services.config.trustProxyHops);
         if (entry.rateLimited) await enforceRateLimit(services, ip);
         // Before any input is read: a caller without a credential learns nothing from validation.
-        const operator = entry.auth ? await authenticateOperator(services, request) : undefined;
+        const operator = entry.auth ? await authenticateOperator(services, request, entry.auth) : undefined;
         const input = {
           query: entry.query && parse(entry, entry.query, Object.fromEntries(url.searchParams)),
           params: entry.params && parse(entry, entry.params, route.params),

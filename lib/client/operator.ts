@@ -167,9 +167,10 @@ export const operatorApi = {
     return (await json<{ apiKeys: ApiKey[] }>(await send('/api-keys'))).apiKeys;
   },
 
-  /** A new key: `key` is in this answer only. */
-  async createApiKey(name: string): Promise<CreatedApiKey> {
-    return json(await post('/api-keys', name ? { name } : undefined));
+  /** A new key: `key` is in this answer only. `scan`: a key for the door, that may only check passes in. */
+  async createApiKey(name: string, scope: ApiKey['scope'] = 'operator'): Promise<CreatedApiKey> {
+    const body = { ...(name ? { name } : {}), ...(scope === 'scan' ? { scope } : {}) };
+    return json(await post('/api-keys', Object.keys(body).length > 0 ? body : undefined));
   },
 
   async revokeApiKey(id: string): Promise<void> {

@@ -1,21 +1,23 @@
 // The `operator_api_keys` table: long-lived bearer keys of operators, only their SHA-256 stored.
+import type { Scope } from '../operators/scopes';
 import { asDate, asOptionalDate, onlyRow, type Queryable } from './sql';
 
-export type ApiKeyInfo = { id: string; name: string | null; createdBy: string; createdAt: Date; lastUsedAt: Date | null };
+export type ApiKeyInfo = { id: string; name: string | null; scope: Scope; createdBy: string; createdAt: Date; lastUsedAt: Date | null };
 
-type ApiKeyRowOut = { id: string; name: string | null; createdBy: string; createdAt: Date | string; lastUsedAt: Date | string | null };
+type ApiKeyRowOut = Omit<ApiKeyInfo, 'createdAt' | 'lastUsedAt'> & { createdAt: Date | string; lastUsedAt: Date | string | null };
 
-const API_KEY_COLUMNS = `id, name, created_by as "createdBy", created_at as "createdAt", last_used_at as "lastUsedAt"`;
+const API_KEY_COLUMNS = `id, name, scope, created_by as "createdBy", created_at as "createdAt", last_used_at as "lastUsedAt"`;
 const toApiKey = (row: ApiKeyRowOut): ApiKeyInfo => ({ ...row, createdAt: asDate(row.createdAt), lastUsedAt: asOptionalDate(row.lastUsedAt) });
 
 export async function insertApiKey(
   db: Queryable,
-  key: { id: string; keyHash: string; name: string | null; createdBy: string; createdAt: Date },
+  key: { id: string; keyHash: string; name: string | null; scope: Scope; createdBy: string; createdAt: Date },
 ): Promise<void> {
-  await db.query(`insert into operator_api_keys (id, key_hash, name, created_by, created_at) values ($1, $2, $3, $4, $5)`, [
+  await db.query(`insert into operator_api_keys (id, key_hash, name, scope, created_by, created_at) values ($1, $2, $3, $4, $5, $6)`, [
     key.id,
     key.keyHash,
     key.name,
+    key.scope,
     key.createdBy,
     key.createdAt.toISOString(),
   ]);

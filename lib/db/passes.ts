@@ -38,6 +38,8 @@ export type Pass = {
   pkpassBuiltFor: string | null;
   /** The file's Last-Modified and the signing time in its signature (whole seconds). */
   pkpassModifiedAt: Date | null;
+  /** The file format the recorded file was built in (lib/passes/living.ts, PASS_FILE_FORMAT); null: before formats were numbered. */
+  pkpassFormat: number | null;
   /** When Google's API confirmed the pass's Generic object exists. */
   googleObjectAt: Date | null;
   /** When a save link was first handed out (the object may exist then, made by Google on save). */
@@ -53,7 +55,7 @@ const PASS_COLUMNS = `p.serial_number as "serialNumber", p.download_id_hash as "
   p.expires_at as "expirationDate", p.relevant_at as "relevantDate", p.updated_at as "updatedAt", ${VERSION_OF('p.updated_at')} as version,
   p.auth_token_hash as "authTokenHash", p.pkpass_etag as "pkpassEtag",
   case when p.pkpass_built_for is null then null else ${VERSION_OF('p.pkpass_built_for')} end as "pkpassBuiltFor",
-  p.pkpass_modified_at as "pkpassModifiedAt", p.google_object_at as "googleObjectAt", p.google_linked_at as "googleLinkedAt"`;
+  p.pkpass_modified_at as "pkpassModifiedAt", p.pkpass_format as "pkpassFormat", p.google_object_at as "googleObjectAt", p.google_linked_at as "googleLinkedAt"`;
 
 type Instant = Date | string;
 type PassRowOut = Omit<Pass, 'claimedAt' | 'expirationDate' | 'relevantDate' | 'updatedAt' | 'pkpassModifiedAt' | 'googleObjectAt' | 'googleLinkedAt'> & {
@@ -105,20 +107,22 @@ export async function setDownloadIdHash(db: Queryable, serialNumber: SerialNumbe
 }
 
 /**
- * Records a file built for `version` if that is still the pass's version and no file of it is
- * recorded yet; either way returns the pass as it is now. `lastModified` is the one the file was
- * signed with: passFileLastModified() of the pass as read.
+ * Records a file built for `version` in `format` if that is still the pass's version and no file of
+ * it in that format is recorded yet; either way returns the pass as it is now. `lastModified` is the
+ * one the file was signed with: passFileLastModified() of the pass as read.
  */
 export async function savePassFile(
   db: Queryable,
   serialNumber: SerialNumber,
   version: string,
-  file: { etag: string; lastModified: Date; authTokenHash: string },
+  file: { etag: string; lastModified: Date; authTokenHash: string; format: number },
 ): Promise<Pass> {
   await db.query(
-    `update passes set pkpass_etag = $3, pkpass_modified_at = $4, auth_token_hash = coalesce(auth_token_hash, $5), pkpass_built_for = updated_at
-     where serial_number = $1 and updated_at = ${AT_VERSION('$2')} and (pkpass_built_for is null or pkpass_built_for <> updated_at)`,
-    [serialNumber, version, file.etag, file.lastModified.toISOString(), file.authTokenHash],
+    `update passes set pkpass_etag = $3, pkpass_modified_at = $4, auth_token_hash = coalesce(auth_token_hash, $5), pkpass_built_for = updated_at,
+       pkpass_format = $6
+     where serial_number = $1 and updated_at = ${AT_VERSION('$2')}
+       and (pkpass_built_for is null or pkpass_built_for <> updated_at or pkpass_format is distinct from $6)`,
+    [serialNumber, version, file.etag, file.lastModified.toISOString(), file.authTokenHash, file.format],
   );
   const pass = await findPass(db, { serialNumber });
   if (!pass) throw new Error('pass vanished while its file was saved');
@@ -139,12 +143,11 @@ export function passFileLastModified(pass: Pick<Pass, 'version' | 'pkpassModifie
  * Records the ETag of a rebuilt file of the recorded version, when it differs from the recorded one
  * (the same pass built under other settings: another signing certificate, PUBLIC_BASE_URL).
  */
-export async function savePassFileEtag(db: Queryable, serialNumber: SerialNumber, version: string, etag: string): Promise<void> {
-  await db.query(`update passes set pkpass_etag = $3 where serial_number = $1 and updated_at = ${AT_VERSION('$2')} and pkpass_built_for = updated_at`, [
-    serialNumber,
-    version,
-    etag,
-  ]);
+export async function savePassFileEtag(db: Queryable, serialNumber: SerialNumber, version: string, etag: string, format: number): Promise<void> {
+  await db.query(
+    `update passes set pkpass_etag = $3 where serial_number = $1 and updated_at = ${AT_VERSION('$2')} and pkpass_built_for = updated_at and pkpass_format = $4`,
+    [serialNumber, version, etag, format],
+  );
 }
 
 /** Records that the pass's Google Wallet object exists (`created`), or only that a save link carrying it whole was handed out. */

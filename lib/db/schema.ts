@@ -122,6 +122,11 @@ export const passes = pgTable(
     pkpassBuiltFor: instant('pkpass_built_for'),
     /** The file's Last-Modified and its signature's signing time (whole seconds, later than the previous file's). */
     pkpassModifiedAt: instant('pkpass_modified_at'),
+    /**
+     * The pass file format the recorded file was built in (lib/passes/living.ts, PASS_FILE_FORMAT); null:
+     * before formats were numbered. A file of an older format is built anew, with a later Last-Modified.
+     */
+    pkpassFormat: integer('pkpass_format'),
     /** When Google's API confirmed the pass's Generic object exists. */
     googleObjectAt: instant('google_object_at'),
     /** When a Save to Google Wallet link was first handed out. */
@@ -213,7 +218,34 @@ export const operatorApiKeys = pgTable('operator_api_keys', {
   createdAt: instant('created_at').notNull(),
   lastUsedAt: instant('last_used_at'),
   revokedAt: instant('revoked_at'),
+  /** `operator` (every operator endpoint) or `scan` (checking passes in, and listing programs: lib/operators/auth.ts). */
+  scope: text('scope').notNull().default('operator'),
 });
+
+/**
+ * Admissions at the door (lib/check-in). The program's `checkIn` rule is the unique index: each
+ * admission has a key, `once` for a program checked in once, the UTC date for `daily`, a value of
+ * its own for `unlimited`; an admission whose key the pass already has is not inserted. So of two
+ * doors scanning one pass at once, on any number of instances, exactly one inserts.
+ */
+export const checkIns = pgTable(
+  'check_ins',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    serialNumber: text('serial_number')
+      .notNull()
+      .references(() => passes.serialNumber),
+    /** The pass's program (a pass never changes program): what stats filter on. */
+    program: text('program').notNull(),
+    /** `once`, the UTC day (YYYY-MM-DD) or `unlimited:<unique>`: at most one admission per pass per key. */
+    admissionKey: text('admission_key').notNull(),
+    checkedInAt: instant('checked_in_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('check_ins_serial_number_admission_key_idx').on(t.serialNumber, t.admissionKey),
+    index('check_ins_checked_in_at_idx').on(t.checkedInAt, t.program),
+  ],
+);
 
 // --- Eligibility re-checks (lib/eligibility/recheck.ts) ---------------------------------------
 

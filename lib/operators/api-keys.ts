@@ -1,5 +1,5 @@
-// Operator API keys: long-lived bearer tokens for automation. The key is shown once, at creation;
-// only its SHA-256 is stored. A key is made from a session, acts for the operator who made it, and
+// Operator API keys: long-lived bearer tokens for automation, or for a door (scope `scan`: checking
+// passes in only, ./scopes.ts). The key is shown once, at creation; only its SHA-256 is stored. A key is made from a session, acts for the operator who made it, and
 // stops working when that wallet leaves OPERATOR_WALLETS or the key is revoked.
 import { randomBytes } from 'node:crypto';
 import { type ApiKeyInfo, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys';
@@ -7,6 +7,7 @@ import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { API_KEY_PREFIX, newToken, type Operator, tokenHash } from './auth';
+import type { Scope } from './scopes';
 
 export type NewApiKey = ApiKeyInfo & { key: string };
 
@@ -18,7 +19,7 @@ export type ApiKeysDeps = { store: Pick<Store, 'sql'>; log: Logger };
  * that made it, so one leaked key could mint successors that survive its revocation. Every key
  * then traces to a wallet's signature, the wallet its list shows as `createdBy`.
  */
-export async function createApiKey(services: ApiKeysDeps, operator: Operator, name: string | undefined): Promise<NewApiKey> {
+export async function createApiKey(services: ApiKeysDeps, operator: Operator, name: string | undefined, scope: Scope = 'operator'): Promise<NewApiKey> {
   if (operator.via !== 'session') {
     throw new AppError('forbidden', 'API keys are created from a signed-in session only, not with an API key: sign in with the operator wallet to create one.');
   }
@@ -27,12 +28,13 @@ export async function createApiKey(services: ApiKeysDeps, operator: Operator, na
     // Public, for listing and revoking: not derived from the key.
     id: `key_${randomBytes(9).toString('base64url')}`,
     name: name ?? null,
+    scope,
     createdBy: operator.publicKey,
     createdAt: new Date(),
     lastUsedAt: null,
   };
   await insertApiKey(services.store.sql, { ...info, keyHash: tokenHash(key) });
-  services.log.info({ event: 'api_key_created', id: info.id, by: operator.publicKey }, 'operator API key created');
+  services.log.info({ event: 'api_key_created', id: info.id, scope, by: operator.publicKey }, 'operator API key created');
   return { ...info, key };
 }
 

@@ -8,6 +8,7 @@ import { findApiKeyByHash } from '../db/api-keys';
 import { findSessionByHash } from '../db/sessions';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
+import { type Scope, scopeAllows } from './scopes';
 
 /** What telling an operator's request apart needs: the operators, the service's origin, the database. */
 export type OperatorAuthDeps = { config: Pick<Config, 'operatorWallets' | 'publicBaseUrl'>; store: Pick<Store, 'sql'> };
@@ -19,6 +20,8 @@ export type Operator = {
   credentialId: string;
   /** When the credential stops working (sessions); undefined for API keys. */
   expiresAt?: Date;
+  /** What the credential may do: `operator` (a session, or a full API key) or `scan` (a door's key: ./scopes.ts). */
+  scope: Scope;
 };
 
 /** Prefixes tell the two kinds of token apart (and let secret scanners recognise them). */
@@ -52,8 +55,30 @@ const TOKEN_SHAPE = /^wpc[sk]_[A-Za-z0-9_-]{43}$/;
 
 const unauthorized = (detail: string) => new AppError('unauthorized', detail);
 
-/** The operator behind a request, or 401 unauthorized / 403 forbidden. */
-export async function authenticateOperator(services: OperatorAuthDeps, request: Request): Promise<Operator> {
+/**
+ * The operator behind a request to an endpoint that allows `allowed` (./scopes.ts), or 401
+ * unauthorized / 403 forbidden.
+ */
+export async function authenticateOperator(services: OperatorAuthDeps, request: Request, allowed: Scope = 'operator'): Promise<Operator> {
+  return requireScope(await identifyOperator(services, request), allowed);
+}
+
+/**
+ * The operator, if its credential's scope allows the endpoint; 403 forbidden otherwise. Threat: a
+ * door's scan key (on a volunteer's phone, easily lost) voiding passes, reading holders or making keys.
+ */
+export function requireScope(operator: Operator, allowed: Scope): Operator {
+  if (!scopeAllows(allowed, operator.scope)) {
+    throw new AppError(
+      'forbidden',
+      'This is a scan key: it may only check passes in (POST /api/v1/operator/check-ins) and list programs (GET /api/v1/operator/programs).',
+    );
+  }
+  return operator;
+}
+
+/** The operator behind a request, whatever its scope, or 401 unauthorized / 403 forbidden. */
+async function identifyOperator(services: OperatorAuthDeps, request: Request): Promise<Operator> {
   const authorization = request.headers.get('authorization');
   if (authorization !== null) {
     const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
@@ -96,12 +121,12 @@ const operatorOf = (services: OperatorAuthDeps, token: string) =>
 
 async function sessionOperator(services: OperatorAuthDeps, token: string): Promise<Operator | undefined> {
   const session = await findSessionByHash(services.store.sql, tokenHash(token), new Date());
-  return session && { publicKey: session.publicKey, via: 'session', credentialId: session.tokenHash, expiresAt: session.expiresAt };
+  return session && { publicKey: session.publicKey, via: 'session', credentialId: session.tokenHash, expiresAt: session.expiresAt, scope: 'operator' };
 }
 
 async function apiKeyOperator(services: OperatorAuthDeps, token: string): Promise<Operator | undefined> {
   const key = await findApiKeyByHash(services.store.sql, tokenHash(token), new Date());
-  return key && { publicKey: key.createdBy, via: 'api_key', credentialId: key.id };
+  return key && { publicKey: key.createdBy, via: 'api_key', credentialId: key.id, scope: key.scope };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

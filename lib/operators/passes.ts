@@ -1,4 +1,5 @@
 // The operator's view of passes: a filtered, paged list, one pass, and the statistics.
+import { checkInsByDay } from '../db/check-ins';
 import { findOperatorPass, listPasses, type OperatorPass, type PassFilter, passStats } from '../db/passes';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
@@ -69,16 +70,26 @@ export type Stats = {
   voided: number;
   devicesRegistered: number;
   claimsPerDay: { date: string; count: number }[];
+  /** Admissions at the door (lib/check-in), per UTC day as claimsPerDay. */
+  checkInsPerDay: { date: string; count: number }[];
 };
 
-/** Totals, and claims on each (of every program, or of one) of the last 30 UTC days (today included, oldest first, zeros too). */
+/** Totals, and claims and check-ins on each (of every program, or of one) of the last 30 UTC days (today included, oldest first, zeros too). */
 export async function getStats(services: OperatorPassesDeps, now = new Date(), program?: string): Promise<Stats> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const first = new Date(today - (STATS_DAYS - 1) * 86_400_000);
-  const stats = await passStats(services.store.sql, first, program);
-  const claimsPerDay = Array.from({ length: STATS_DAYS }, (_, i) => {
-    const date = new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10);
-    return { date, count: stats.claimsByDay.get(date) ?? 0 };
-  });
-  return { passes: stats.passes, active: stats.active, voided: stats.voided, devicesRegistered: stats.devicesRegistered, claimsPerDay };
+  const [stats, checkIns] = await Promise.all([passStats(services.store.sql, first, program), checkInsByDay(services.store.sql, first, program)]);
+  const perDay = (counts: Map<string, number>) =>
+    Array.from({ length: STATS_DAYS }, (_, i) => {
+      const date = new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+      return { date, count: counts.get(date) ?? 0 };
+    });
+  return {
+    passes: stats.passes,
+    active: stats.active,
+    voided: stats.voided,
+    devicesRegistered: stats.devicesRegistered,
+    claimsPerDay: perDay(stats.claimsByDay),
+    checkInsPerDay: perDay(checkIns),
+  };
 }

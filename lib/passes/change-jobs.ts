@@ -29,7 +29,7 @@ type GoogleObjectSync = { serialNumber: SerialNumber };
 export type ChangeJobsDeps = {
   config: Pick<Config, 'webhook' | 'devicesPerPass'>;
   store: Pick<Store, 'sql' | 'jobs'>;
-  living: Pick<Living, 'apns' | 'googleApi' | 'tokenKey'>;
+  living: Pick<Living, 'apns' | 'googleApi' | 'tokenKey' | 'barcodeKey'>;
 };
 
 /** Reasons of a 400 that say the request itself is bad: retrying will not change the answer (a bad token is 'gone'). */
@@ -85,6 +85,6 @@ async function googleObjectSync(deps: ChangeJobsDeps, payload: GoogleObjectSync)
   const pass = await findPass(deps.store.sql, { serialNumber });
   if (!pass) throw new PermanentJobFailure('no such pass');
   // The pass (and its program) as it is now, not as it was when the job was made: a late retry never undoes a later change.
-  await living.googleApi.upsertObject(await currentPassContent(deps.store, pass, living.tokenKey));
+  await living.googleApi.upsertObject(await currentPassContent(deps.store, pass, living));
   if (!pass.googleObjectAt) await markGoogle(deps.store.sql, serialNumber, new Date(), true);
 }

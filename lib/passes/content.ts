@@ -2,6 +2,7 @@
 // Explorer link, shared by the Apple pass (./pkpass.ts) and the Google Wallet object
 // (./google-wallet.ts) so the two never disagree.
 import { shortAddress } from '../address';
+import { barcodeText } from '../check-in/barcode';
 import { fillPlaceholders } from '../programs/design';
 import type { Design, DesignField, FieldGroup } from '../programs/schema';
 import type { WalletType } from '../wallet-types';
@@ -31,6 +32,11 @@ export type PassContent = {
    * with which Wallet registers for and fetches its updates (./authentication-token.ts).
    */
   authenticationToken?: string;
+  /**
+   * The MAC the barcode carries beside the serial (lib/check-in/barcode.ts): what check-in at the
+   * door accepts. Absent (a sample pass, a test): the barcode is the bare /verify URL.
+   */
+  checkInCode?: string;
   /** Absent: the wallet-brand designs (./designs.ts), as the default program's passes have always had. */
   program?: PassProgram;
 };
@@ -52,6 +58,11 @@ export function explorerUrl(address: string, chainId: string): string {
 /** Where the pass's QR code leads: the public scanner check, keyed by the public serial number. */
 export function verifyUrl(publicBaseUrl: string, serialNumber: string): string {
   return `${publicBaseUrl}/verify?serial=${encodeURIComponent(serialNumber)}`;
+}
+
+/** The barcode's text: the /verify URL, with the check-in MAC when the pass has one. */
+export function passBarcode(publicBaseUrl: string, content: Pick<PassContent, 'serialNumber' | 'checkInCode'>): string {
+  return content.checkInCode ? barcodeText(publicBaseUrl, content.serialNumber, content.checkInCode) : verifyUrl(publicBaseUrl, content.serialNumber);
 }
 
 /** W3C date-time without fractional seconds, the form Wallet's date fields parse everywhere. */

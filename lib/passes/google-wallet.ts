@@ -7,7 +7,7 @@ import { type CryptoKey, importPKCS8, SignJWT } from 'jose';
 import { shortAddress } from '../address';
 import { type Config, ConfigError } from '../config';
 import { type BarcodeFormat, DEFAULT_PROGRAM } from '../programs/schema';
-import { type PassContent, type PassProgram, passDates, passText, programFields, programNames, verifyUrl } from './content';
+import { type PassContent, type PassProgram, passBarcode, passDates, passText, programFields, programNames } from './content';
 
 export const GOOGLE_SAVE_URL = 'https://pay.google.com/gp/v/save/';
 
@@ -96,7 +96,7 @@ export function genericObject(content: PassContent, google: GoogleWallet) {
       { header: pass.issuedBy.label, body: pass.issuedBy.value },
     ],
     linksModuleData: { uris: [{ uri: pass.explorer.value, description: pass.fullAddress.value }] },
-    barcode: { type: 'QR_CODE', value: verifyUrl(google.publicBaseUrl, content.serialNumber), alternateText: pass.address.value },
+    barcode: { type: 'QR_CODE', value: passBarcode(google.publicBaseUrl, content), alternateText: pass.address.value },
     // Only a voided pass says so: the save link of an active one stays as short as before.
     ...(content.voided ? { state: 'INACTIVE' } : {}),
     // Google shows a pass past its interval's end as expired.
@@ -124,7 +124,7 @@ function programObject(content: PassContent, program: PassProgram, google: Googl
     textModulesData: modules.map((field) => ({ id: field.key, ...(field.label ? { header: field.label } : {}), body: field.value })),
     barcode: {
       type: BARCODE_TYPES[program.design.barcode],
-      value: verifyUrl(google.publicBaseUrl, content.serialNumber),
+      value: passBarcode(google.publicBaseUrl, content),
       alternateText: shortAddress(content.publicKey),
     },
     ...(content.voided ? { state: 'INACTIVE' } : {}),

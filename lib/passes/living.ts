@@ -4,6 +4,7 @@
 // as it holds the pass's authentication token. Every device registered for the pass gets an APNs
 // push (one queued job each); its Google Wallet object is PATCHed.
 import { createHash } from 'node:crypto';
+import { type BarcodeKey, barcodeMac } from '../check-in/barcode';
 import type { Config } from '../config';
 import { markGoogle, type Pass, passFileLastModified, savePassFile, savePassFileEtag } from '../db/passes';
 import { findProgram, type Program } from '../db/programs';
@@ -24,6 +25,8 @@ import { buildPkpass, type PassIssuer, passFilename, programPassFilename } from 
 
 export type Living = {
   tokenKey: TokenKey;
+  /** The key of the barcodes' check-in MACs (lib/check-in/barcode.ts). */
+  barcodeKey: BarcodeKey;
   /** The current files of recently served passes: never stored, they hold the token. */
   files: PassFileCache;
   passTypeIdentifier: string;
@@ -33,7 +36,14 @@ export type Living = {
   close(): void;
 };
 
-export function createLiving(config: Config, signing: SigningMaterial, google: GoogleWallet | undefined): Living {
+/**
+ * The version of what a pass file holds beyond the pass itself, moved when every pass's file must
+ * change: a recorded file of an older format is built anew, with a later Last-Modified (and so a
+ * new ETag), at its next download or fetch by Wallet. 2: the barcode carries the check-in MAC.
+ */
+export const PASS_FILE_FORMAT = 2;
+
+export function createLiving(config: Config, signing: SigningMaterial, google: GoogleWallet | undefined, barcodeKey: BarcodeKey): Living {
   const apns = new ApnsClient({
     url: config.apnsUrl,
     // Apple: the push authenticates with the certificate and key that sign the pass.
@@ -43,6 +53,7 @@ export function createLiving(config: Config, signing: SigningMaterial, google: G
   });
   return {
     tokenKey: loadTokenKey(config.passkitTokenKey, config.dataDir),
+    barcodeKey,
     files: new PassFileCache(),
     passTypeIdentifier: signing.passTypeIdentifier,
     apns,
@@ -51,12 +62,15 @@ export function createLiving(config: Config, signing: SigningMaterial, google: G
   };
 }
 
+/** The keys a pass's content is derived under: its web service token's and its barcode's. */
+export type PassKeys = Pick<Living, 'tokenKey' | 'barcodeKey'>;
+
 /**
- * What the pass says now, with its web service token: the input of both the Apple file and the
+ * What the pass says now, with its web service token and its barcode's check-in MAC: the input of both the Apple file and the
  * Google object. `program` is the pass's program as read after the pass: with a design, the pass
  * is drawn from it; without (the default program), from its wallet's brand.
  */
-export function passContentOf(pass: Pass, tokenKey: TokenKey, program?: Program): PassContent & { authenticationToken: string } {
+export function passContentOf(pass: Pass, keys: PassKeys, program?: Program): PassContent & { authenticationToken: string } {
   const walletType: WalletType = isWalletType(pass.walletType) ? pass.walletType : 'Generic';
   return {
     serialNumber: pass.serialNumber,
@@ -66,7 +80,8 @@ export function passContentOf(pass: Pass, tokenKey: TokenKey, program?: Program)
     voided: pass.status === 'voided',
     ...(pass.expirationDate ? { expirationDate: pass.expirationDate } : {}),
     ...(pass.relevantDate ? { relevantDate: pass.relevantDate } : {}),
-    authenticationToken: authenticationToken(tokenKey, pass.serialNumber),
+    authenticationToken: authenticationToken(keys.tokenKey, pass.serialNumber),
+    checkInCode: barcodeMac(keys.barcodeKey, pass.serialNumber),
     ...(program ? passProgramOf(program) : {}),
   };
 }
@@ -87,8 +102,8 @@ export function programOfPass(store: Pick<Store, 'sql'>, pass: Pick<Pass, 'progr
 }
 
 /** What the pass says now, with its program read after it (see programOfPass). */
-export async function currentPassContent(store: Pick<Store, 'sql'>, pass: Pass, tokenKey: TokenKey): Promise<PassContent & { authenticationToken: string }> {
-  return passContentOf(pass, tokenKey, await programOfPass(store, pass));
+export async function currentPassContent(store: Pick<Store, 'sql'>, pass: Pass, keys: PassKeys): Promise<PassContent & { authenticationToken: string }> {
+  return passContentOf(pass, keys, await programOfPass(store, pass));
 }
 
 export type CurrentFile = { pkpass: Buffer; etag: string; lastModified: Date; filename: string };
@@ -104,19 +119,20 @@ const REBUILD_ATTEMPTS = 3;
  * version keep the first one recorded.
  */
 export async function currentPassFile(
-  deps: { living: Pick<Living, 'tokenKey' | 'files'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
+  deps: { living: Pick<Living, 'tokenKey' | 'barcodeKey' | 'files'>; issuer: PassIssuer; store: Pick<Store, 'sql'> },
   pass: Pass,
 ): Promise<CurrentFile> {
   const { living, store } = deps;
   let current = pass;
   for (let attempt = 0; ; attempt++) {
     const { serialNumber, version } = current;
-    const recorded = current.pkpassBuiltFor === version ? current.pkpassModifiedAt : null;
+    // A file of an older format is not this version's file: built anew below, later Last-Modified.
+    const recorded = current.pkpassBuiltFor === version && current.pkpassFormat === PASS_FILE_FORMAT ? current.pkpassModifiedAt : null;
     if (recorded) {
       const pass = current;
       const file = await living.files.getOrBuild(serialNumber, version, recorded, async () => {
         const built = await buildFile(deps, pass, recorded);
-        if (built.etag !== pass.pkpassEtag) await savePassFileEtag(store.sql, serialNumber, version, built.etag);
+        if (built.etag !== pass.pkpassEtag) await savePassFileEtag(store.sql, serialNumber, version, built.etag, PASS_FILE_FORMAT);
         return built;
       });
       return { pkpass: file.pkpass, etag: file.etag, lastModified: recorded, filename: filenameOf(pass) };
@@ -124,8 +140,18 @@ export async function currentPassFile(
     if (attempt === REBUILD_ATTEMPTS) throw new Error('the pass kept changing while its file was rebuilt');
     const lastModified = passFileLastModified(current);
     const file = await buildFile(deps, current, lastModified);
-    current = await savePassFile(store.sql, serialNumber, version, { etag: file.etag, lastModified, authTokenHash: file.authTokenHash });
-    if (current.pkpassBuiltFor === version && current.pkpassModifiedAt?.getTime() === lastModified.getTime() && current.pkpassEtag === file.etag) {
+    current = await savePassFile(store.sql, serialNumber, version, {
+      etag: file.etag,
+      lastModified,
+      authTokenHash: file.authTokenHash,
+      format: PASS_FILE_FORMAT,
+    });
+    if (
+      current.pkpassBuiltFor === version &&
+      current.pkpassFormat === PASS_FILE_FORMAT &&
+      current.pkpassModifiedAt?.getTime() === lastModified.getTime() &&
+      current.pkpassEtag === file.etag
+    ) {
       living.files.set(serialNumber, { version, lastModified, pkpass: file.pkpass, etag: file.etag });
       return { pkpass: file.pkpass, etag: file.etag, lastModified, filename: filenameOf(current) };
     }
@@ -136,9 +162,9 @@ export async function currentPassFile(
  * The signed file of the pass as it is, signed at `signingTime`: a pure function of the pass, its
  * program (design and images, at its version), the issuer and that time.
  */
-async function buildFile(deps: { living: Pick<Living, 'tokenKey'>; issuer: PassIssuer; store: Pick<Store, 'sql'> }, pass: Pass, signingTime: Date) {
+async function buildFile(deps: { living: PassKeys; issuer: PassIssuer; store: Pick<Store, 'sql'> }, pass: Pass, signingTime: Date) {
   const program = await programOfPass(deps.store, pass);
-  const content = passContentOf(pass, deps.living.tokenKey, program);
+  const content = passContentOf(pass, deps.living, program);
   const images = program && content.program ? await programImages(deps.store, program) : undefined;
   const pkpass = await buildPkpass(content, deps.issuer, signingTime, images);
   const etag = `"${createHash('sha256').update(pkpass).digest('base64url').slice(0, 32)}"`;
@@ -159,13 +185,13 @@ function filenameOf(pass: Pass): string {
  * still gets their pass, and the next change inserts the object if it is missing.
  */
 export async function googleSaveLink(
-  deps: { google?: GoogleWallet; living: Pick<Living, 'tokenKey' | 'googleApi'>; log: Logger; store: Pick<Store, 'sql'> },
+  deps: { google?: GoogleWallet; living: Pick<Living, 'tokenKey' | 'barcodeKey' | 'googleApi'>; log: Logger; store: Pick<Store, 'sql'> },
   pass: Pass,
 ): Promise<string> {
   const { google, living } = deps;
   if (!google) throw new Error('Google Wallet is not configured');
   if (pass.googleObjectAt) return googleSaveUrlOfObject(googleObjectId(pass, google), google);
-  const content = await currentPassContent(deps.store, pass, living.tokenKey);
+  const content = await currentPassContent(deps.store, pass, living);
   try {
     if (!living.googleApi) throw new Error('the Google Wallet API is not configured');
     await living.googleApi.upsertObject(content);

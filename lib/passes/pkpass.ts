@@ -18,7 +18,7 @@ import type { PassImages } from '../programs/images';
 import type { BarcodeFormat } from '../programs/schema';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
-import { type PassContent, type PassProgram, passDates, passText, programFields, programNames, verifyUrl, webServiceUrl } from './content';
+import { type PassContent, type PassProgram, passBarcode, passDates, passText, programFields, programNames, webServiceUrl } from './content';
 import { designFor, type PassDesign, rgb } from './designs';
 import type { ManifestSigner } from './manifest-signer';
 
@@ -141,7 +141,7 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
   );
   pass.setBarcodes({
     format: 'PKBarcodeFormatQR',
-    message: verifyUrl(issuer.publicBaseUrl, content.serialNumber),
+    message: passBarcode(issuer.publicBaseUrl, content),
     messageEncoding: 'iso-8859-1',
     altText: text.address.value,
   });
@@ -184,7 +184,7 @@ function programPassModel(content: PassContent, program: PassProgram, issuer: Om
   pass.backFields.push(...fields.back.map(asField));
   pass.setBarcodes({
     format: BARCODE_FORMATS[design.barcode],
-    message: verifyUrl(issuer.publicBaseUrl, content.serialNumber),
+    message: passBarcode(issuer.publicBaseUrl, content),
     messageEncoding: 'iso-8859-1',
     altText: shortAddress(content.publicKey),
   });

@@ -19,7 +19,7 @@ export type PassKitDeps = {
   config: Pick<Config, 'webhook' | 'devicesPerPass'>;
   log: Logger;
   store: Pick<Store, 'sql' | 'jobs'>;
-  living: Pick<Living, 'passTypeIdentifier' | 'tokenKey' | 'files'>;
+  living: Pick<Living, 'passTypeIdentifier' | 'tokenKey' | 'barcodeKey' | 'files'>;
   issuer: PassIssuer;
 };
 

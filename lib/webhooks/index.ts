@@ -19,6 +19,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'device.registered',
   'device.unregistered',
   'pass.scanned',
+  'pass.checked_in',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -36,6 +37,8 @@ export type WebhookEventData = {
   relevantDate?: string;
   /** device.* events: which device (its library identifier is not a secret; its push token is). */
   deviceLibraryIdentifier?: string;
+  /** pass.checked_in: when the pass was admitted at the door (ISO 8601). */
+  checkedInAt?: string;
 };
 
 /** The job kind of a webhook delivery. */
@@ -60,7 +63,10 @@ export type EventPass = Pick<Pass, 'serialNumber' | 'publicKey' | 'program' | 'w
  * copied, so a caller's extra property (a download id) never leaks out. `reason`: why the pass
  * was voided (pass.* events pass its void reason), or why a device was unregistered.
  */
-export function webhookEventData(pass: EventPass, extra: { reason?: string | null; deviceLibraryIdentifier?: string } = {}): WebhookEventData {
+export function webhookEventData(
+  pass: EventPass,
+  extra: { reason?: string | null; deviceLibraryIdentifier?: string; checkedInAt?: Date } = {},
+): WebhookEventData {
   return {
     serialNumber: pass.serialNumber,
     publicKey: pass.publicKey,
@@ -70,6 +76,7 @@ export function webhookEventData(pass: EventPass, extra: { reason?: string | nul
     ...(pass.expirationDate ? { expirationDate: pass.expirationDate.toISOString() } : {}),
     ...(pass.relevantDate ? { relevantDate: pass.relevantDate.toISOString() } : {}),
     ...(extra.deviceLibraryIdentifier !== undefined ? { deviceLibraryIdentifier: extra.deviceLibraryIdentifier } : {}),
+    ...(extra.checkedInAt !== undefined ? { checkedInAt: extra.checkedInAt.toISOString() } : {}),
   };
 }
 

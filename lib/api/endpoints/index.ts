@@ -7,6 +7,7 @@
 // lib/ function: the route files under app/ catch every path the API owns (../paths.ts).
 import type { Endpoint } from '../endpoint';
 import { cachedOpenApiDocument } from '../openapi-document';
+import { CHECK_IN_ENDPOINTS } from './check-ins';
 import { CLAIM_ENDPOINTS } from './claims';
 import { ELIGIBILITY_ENDPOINTS } from './eligibility';
 import { OPERATOR_ENDPOINTS } from './operator';
@@ -29,6 +30,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...PROGRAM_ENDPOINTS,
   ...PROGRAM_IMAGE_ENDPOINTS,
   ...PUBLIC_PROGRAM_ENDPOINTS,
+  ...CHECK_IN_ENDPOINTS,
   ...PASSKIT_ENDPOINTS,
   ...ELIGIBILITY_ENDPOINTS,
 ];

@@ -46,6 +46,7 @@ export const EXAMPLE_PASS = {
 export const EXAMPLE_API_KEY = {
   id: 'key_b3Jk8Qm1Zt5L',
   name: 'nightly export',
+  scope: 'operator',
   createdBy: publicKey,
   createdAt: '2026-01-15T09:40:00.000Z',
   lastUsedAt: null,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ApiKeyInfo } from '../../db/api-keys';
 import type { Delivery } from '../../db/jobs';
 import type { OperatorPass } from '../../db/passes';
+import { SCOPES } from '../../operators/scopes';
 import { BIDI_CONTROLS, NO_BIDI_CONTROLS } from '../../validate';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks';
 import { claimBodySchema, programSlugSchema } from './claims.schemas';
@@ -68,13 +69,23 @@ export const currentOperatorSchema = z
 
 // ---- API keys ----
 
+const scopeSchema = z.enum(SCOPES, { error: () => 'must be operator or scan' });
+
 export const apiKeyCreateSchema = z
-  .object({ name: label(100, 'A label for people: what the key is for.').optional() })
+  .object({
+    name: label(100, 'A label for people: what the key is for.').optional(),
+    scope: scopeSchema.optional().meta({
+      description:
+        '`operator` (the default): every operator endpoint. `scan`: a key for the door, that may only check passes in ' +
+        '(`POST /api/v1/operator/check-ins`) and list programs; every other operator endpoint answers it 403 forbidden.',
+    }),
+  })
   .meta({ id: 'ApiKeyRequest', description: 'Optional; the body may be omitted.' });
 
 const apiKeyFields = {
   id: z.string().meta({ description: 'The key’s public id: for listing and revoking. Not the key.' }),
   name: z.string().nullable(),
+  scope: scopeSchema.meta({ description: '`operator`: every operator endpoint; `scan`: checking passes in and listing programs only.' }),
   createdBy: z.string().meta({ description: 'The operator wallet that created it; the key acts for it.' }),
   createdAt: iso('When it was created'),
   lastUsedAt: isoOrNull('When it last authenticated a request'),
@@ -110,7 +121,7 @@ export const passesQuerySchema = z.object({
 });
 
 export const statsQuerySchema = z.object({
-  program: programSlugSchema.optional().meta({ description: 'Only this program’s passes, devices and claims (its slug); omitted: every program.' }),
+  program: programSlugSchema.optional().meta({ description: 'Only this program’s passes, devices, claims and check-ins (its slug); omitted: every program.' }),
 });
 
 export const operatorPassSchema = z
@@ -174,6 +185,9 @@ export const statsSchema = z
     claimsPerDay: z
       .array(z.object({ date: z.string().meta({ description: 'YYYY-MM-DD, UTC.' }), count: z.number().int() }))
       .meta({ description: 'The last 30 UTC days, today last; every day present, zeros included.' }),
+    checkInsPerDay: z
+      .array(z.object({ date: z.string().meta({ description: 'YYYY-MM-DD, UTC.' }), count: z.number().int() }))
+      .meta({ description: 'Admissions at the door (`POST /api/v1/operator/check-ins`), per day as `claimsPerDay`.' }),
   })
   .meta({ id: 'OperatorStats' });
 
@@ -231,6 +245,7 @@ export const passJson = (pass: OperatorPass) => ({
 export const apiKeyJson = (key: ApiKeyInfo) => ({
   id: key.id,
   name: key.name,
+  scope: key.scope,
   createdBy: key.createdBy,
   createdAt: key.createdAt.toISOString(),
   lastUsedAt: isoOf(key.lastUsedAt),

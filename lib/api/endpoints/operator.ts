@@ -136,10 +136,11 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
       'A long-lived bearer token for automation: `key` is shown in this answer only (the service keeps its ' +
       'SHA-256). It acts for the operator who created it, until revoked or until that wallet leaves ' +
       'OPERATOR_WALLETS. Only a session may create one: with an API key this answers 403 forbidden (a key ' +
-      'would otherwise outlive the key that made it). The body (a `name`) is optional.',
+      'would otherwise outlive the key that made it). The body (a `name`, a `scope`) is optional; `"scope": "scan"` ' +
+      'makes a key for the door, that may only check passes in and list programs (docs/check-in.md).',
     auth: 'operator',
     body: { schema: apiKeyCreateSchema, example: { name: 'nightly export' }, optional: true },
-    invalidExample: { name: '' },
+    invalidExample: { name: '', scope: 'admin' },
     responses: {
       201: {
         description: 'The key, this once.',
@@ -149,7 +150,7 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     },
     problems: ['invalid_request', 'payload_too_large', 'unsupported_media_type'],
     handle: async ({ body }, { services, operator }) => {
-      const created = await createApiKey(services, operator, body.name);
+      const created = await createApiKey(services, operator, body.name, body.scope);
       return { status: 201, json: { ...apiKeyJson(created), key: created.key } };
     },
   }),
@@ -159,7 +160,7 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listApiKeys',
     tag: 'Operators',
     summary: 'List API keys',
-    description: 'The keys not revoked, newest first: ids, names, creators, creation and last use. Never the keys.',
+    description: 'The keys not revoked, newest first: ids, names, scopes, creators, creation and last use. Never the keys.',
     auth: 'operator',
     responses: { 200: { description: 'The keys.', json: apiKeyListSchema, example: { apiKeys: [EXAMPLE_API_KEY] } } },
     problems: [],
@@ -296,13 +297,14 @@ export const OPERATOR_ENDPOINTS: readonly Endpoint[] = [
     tag: 'Operators',
     summary: 'Statistics',
     description:
-      'How many passes, active and voided, device registrations, and claims on each of the last 30 days (UTC; every day listed, zeros included, today last); of every program, or of one (`program`).',
+      'How many passes, active and voided, device registrations, and claims and check-ins on each of the last 30 days ' +
+      '(UTC; every day listed, zeros included, today last); of every program, or of one (`program`).',
     auth: 'operator',
     query: statsQuerySchema,
     invalidExample: { program: 'Not A Slug' },
     responses: { 200: { description: 'The numbers.', json: statsSchema } },
     problems: ['invalid_request'],
-    handle: async ({ query }, { services }) => ({ json: await getStats(services, new Date(), query.program) }),
+    handle: async ({ query }, { services }) => ({ json: await getStats(services, new Date(services.clock.now()), query.program) }),
   }),
   endpoint({
     method: 'GET',

@@ -9,6 +9,15 @@ export const verifyQuerySchema = z.object({
     .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a pass serial number (a UUID)')
     .transform((serial) => serial.toLowerCase())
     .meta({ description: "The pass's public serial number, as its QR code carries it.", example: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10' }),
+  c: z
+    .string()
+    .max(64, 'is not a code this service made')
+    .optional()
+    .meta({
+      description:
+        'The check-in code the barcode carries beside the serial (docs/check-in.md). Optional: a serial alone is checked as ' +
+        'before; a code given that is not the serial’s is answered as a pass not issued here.',
+    }),
 });
 
 export const passCheckSchema = z

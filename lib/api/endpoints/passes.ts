@@ -54,7 +54,7 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     summary: 'Check a pass at the door',
     description:
       "What this service issued under a pass's public serial number (its QR code carries " +
-      '`/verify?serial=`): the wallet address, wallet type and claim time, and whether the pass is valid ' +
+      '`/verify?serial=<serial>&c=<check-in code>`; a code given must be the serial’s): the wallet address, wallet type and claim time, and whether the pass is valid ' +
       'now (`status`: `active` or `voided`, with `voidReason`). The serial number is public and is not the ' +
       'download id, so it gives no access to the pass file.',
     query: verifyQuerySchema,
@@ -66,7 +66,7 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
       200: { description: 'A pass this service issued.', json: passCheckSchema },
     },
     problems: ['invalid_request', 'pass_not_found'],
-    handle: async ({ query }, { services }) => ({ json: await verifyPass(services, query.serial) }),
+    handle: async ({ query }, { services }) => ({ json: await verifyPass(services, query.serial, query.c) }),
   }),
   endpoint({
     method: 'GET',
@@ -115,7 +115,7 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     page: {
       answerError: (error) => verifyPageReply(pageOutcomeOf(error)),
     },
-    handle: async ({ query }, { services }) => verifyPageReply({ kind: 'genuine', check: await verifyPass(services, query.serial) }),
+    handle: async ({ query }, { services }) => verifyPageReply({ kind: 'genuine', check: await verifyPass(services, query.serial, query.c) }),
   }),
 ];
 

@@ -46,9 +46,19 @@ export const programSchema = z
   })
   .meta({ id: 'Program' });
 
-export const programListSchema = z.object({ programs: z.array(programSchema) }).meta({ id: 'ProgramList', description: 'Every program, `default` first.' });
+/** A program as a door's scan key sees it: what a door chooses by, and nothing of who may claim. */
+export const programSummarySchema = z
+  .object({ slug: z.string(), name: z.string(), status: z.enum(PROGRAM_STATUSES), checkIn: z.enum(CHECK_IN_RULES) })
+  .meta({ id: 'ProgramSummary', description: 'A program as a scan key lists it: its slug, name, status and check-in rule.' });
+
+export const programListSchema = z
+  .object({ programs: z.array(z.union([programSchema, programSummarySchema])) })
+  .meta({ id: 'ProgramList', description: 'Every program, `default` first: whole for an operator, summaries for a scan key.' });
 
 const isoOf = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** A program as a scan key's list answers it. */
+export const programSummaryJson = (program: ProgramView) => ({ slug: program.slug, name: program.name, status: program.status, checkIn: program.checkIn });
 
 /** A program as the API answers it. */
 export const programJson = (program: ProgramView) => ({

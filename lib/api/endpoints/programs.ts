@@ -2,7 +2,15 @@
 // beside them (./program-images.ts).
 import { createProgram, getProgram, getPrograms, updateProgram } from '../../programs/programs';
 import { type Endpoint, endpoint } from '../endpoint';
-import { programCreateBodySchema, programJson, programListSchema, programParamsSchema, programPatchBodySchema, programSchema } from './programs.schemas';
+import {
+  programCreateBodySchema,
+  programJson,
+  programListSchema,
+  programParamsSchema,
+  programPatchBodySchema,
+  programSchema,
+  programSummaryJson,
+} from './programs.schemas';
 
 const EXAMPLE_PROGRAM_CREATE = {
   slug: 'summit-2026',
@@ -59,11 +67,16 @@ export const PROGRAM_ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listPrograms',
     tag: 'Programs',
     summary: 'List programs',
-    description: 'Every program, `default` first, with its counts of passes issued and active.',
-    auth: 'operator',
+    description:
+      'Every program, `default` first, with its counts of passes issued and active. A door’s scan key may list them ' +
+      'too, to choose the door’s program: it gets each one’s `slug`, `name`, `status` and `checkIn` only (never its policy).',
+    auth: 'scan',
     responses: { 200: { description: 'The programs.', json: programListSchema } },
     problems: [],
-    handle: async (_, { services }) => ({ json: { programs: (await getPrograms(services)).map(programJson) } }),
+    handle: async (_, { services, operator }) => {
+      const programs = await getPrograms(services);
+      return { json: { programs: programs.map(operator.scope === 'scan' ? programSummaryJson : programJson) } };
+    },
   }),
   endpoint({
     method: 'GET',
