@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { CHECK_IN_REASONS } from '@/lib/check-in/check-in';
 import { ClaimApiError } from '@/lib/client';
-import { CHECK_IN_REASONS, type CheckIn } from '@/lib/client/check-in';
+import type { CheckIn } from '@/lib/client/check-in';
 import { describeAnswer, describeFailure, formatCheckInTime } from './door-words';
 
 const ADDRESS = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';

@@ -3,23 +3,15 @@
 // signed in with a wallet has the console's HttpOnly session cookie (same-origin fetch, as
 // ./operator.ts); a door volunteer has a scan key, sent as `Authorization: Bearer` (a bearer
 // token never rides along cross-site, so it needs no CSRF check). Failures reject with a
-// ClaimApiError carrying the service's problem code. No server code: this runs in the browser.
+// ClaimApiError carrying the service's problem code. No server code: this runs in the browser
+// (types come from the service's schemas, type-only).
+import type { z } from 'zod';
+import type { checkInSchema } from '../api/endpoints/check-ins.schemas';
 import { ClaimApiError, problemFrom } from './index';
 
-/** What `reason` says: only `checked_in` admits. */
-export const CHECK_IN_REASONS = ['checked_in', 'already_checked_in', 'voided', 'expired', 'not_eligible', 'wrong_program', 'unknown_code'] as const;
-export type CheckInReason = (typeof CHECK_IN_REASONS)[number];
-
-/** The answer to a check-in (the contract's shape); the pass's fields are null for an unknown code. */
-export type CheckIn = {
-  admitted: boolean;
-  reason: CheckInReason;
-  program: string | null;
-  serialNumber: string | null;
-  publicKey: string | null;
-  checkedInAt: string | null;
-  firstCheckInAt: string | null;
-};
+/** The answer to a check-in (the service's own schema, type-only); only `checked_in` admits. */
+export type CheckIn = z.output<typeof checkInSchema>;
+export type CheckInReason = CheckIn['reason'];
 
 /** A program a door can check passes in for. */
 export type DoorProgram = { slug: string; name: string };
