@@ -193,7 +193,7 @@ export function DoorPage() {
             <ul className={consoleStyles.walletList} aria-label="Programs">
               {programs.list.map((choice) => (
                 <li key={choice.slug}>
-                  <button type="button" className={consoleStyles.walletButton} onClick={() => choose(choice)}>
+                  <button type="button" className={consoleStyles.walletButton} data-slug={choice.slug} onClick={() => choose(choice)}>
                     <span className={consoleStyles.walletName}>
                       {choice.name}
                       <span className={styles.slug}> {choice.slug}</span>

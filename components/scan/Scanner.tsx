@@ -2,7 +2,8 @@
 // The door at work: the camera reads passes continuously, each answer fills the screen (green:
 // let them in; red: do not, and why; amber: the pass was not checked) with a beep and a
 // vibration, and the camera is ready for the next pass at once. The answer stays for a moment
-// (a tap clears it sooner), and in a line under the camera until the next. A serial number can
+// (a tap clears it sooner; focused, it stays until it loses focus), and in a line under the
+// camera until the next. A serial number can
 // be typed instead; the admissions on this device are counted.
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { Button, Spinner } from '@/components/ui/Button';
@@ -49,6 +50,7 @@ export function Scanner({ api, program, onUnauthorized }: Props) {
   const [typing, setTyping] = useState<'idle' | 'checking'>('idle');
   const answers = useRef(0);
   const hide = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const answerButton = useRef<HTMLButtonElement>(null);
 
   useEffect(() => setCount(readAdmissions(program.slug)), [program.slug]);
   useEffect(() => () => clearTimeout(hide.current), []);
@@ -67,7 +69,11 @@ export function Scanner({ api, program, onUnauthorized }: Props) {
         });
       }
       clearTimeout(hide.current);
-      hide.current = setTimeout(() => setAnswer((current) => (current?.id === id ? null : current)), SHOWN_MS[view.tone]);
+      hide.current = setTimeout(() => {
+        // An answer someone has focused (a keyboard, a screen reader) stays until they move on.
+        if (document.activeElement === answerButton.current) return;
+        setAnswer((current) => (current?.id === id ? null : current));
+      }, SHOWN_MS[view.tone]);
     },
     [program.slug],
   );
@@ -174,7 +180,9 @@ export function Scanner({ api, program, onUnauthorized }: Props) {
           className={styles.answer}
           data-tone={answer.tone}
           data-reason={answer.reason}
+          ref={answerButton}
           onClick={() => setAnswer(null)}
+          onBlur={() => setAnswer(null)}
           aria-label={`${answer.title}. Tap to close.`}
         >
           <span className={styles.answerIcon} aria-hidden="true">
