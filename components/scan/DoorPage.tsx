@@ -18,6 +18,7 @@ import styles from './scan.module.css';
 
 const KEY_STORAGE = 'wpc.door.key';
 const PROGRAM_STORAGE = 'wpc.door.program';
+const KEY_REFUSED = 'This key is no longer accepted (revoked or mistyped). Ask an operator for a new one.';
 
 function stored(storage: () => Storage, name: string): string | null {
   try {
@@ -58,16 +59,20 @@ export function DoorPage() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: one client per credential (credentialId names it)
   const api = useMemo(() => (credential ? doorApi(credential) : null), [credentialId]);
 
+  /**
+   * Ends the door's sign-in: forgets the key, or ends the session. `refused`: the service refused
+   * the credential (401, 403), which the sign-in view then says (for a key, in these words).
+   */
   const signOut = useCallback(
-    (problem: string | null = null) => {
+    (refused?: string) => {
       setProgram(null);
       setPrograms({ status: 'loading' });
       if (key) {
         store(session, KEY_STORAGE, null);
         setKey(null);
-        setKeyProblem(problem);
-      } else if (problem) {
-        operator.sessionEnded();
+        setKeyProblem(refused ?? null);
+      } else if (refused) {
+        operator.sessionEnded(); // "Your session has ended. Sign in again."
       } else {
         void operator.signOut().catch(() => operator.sessionEnded());
       }
@@ -75,10 +80,19 @@ export function DoorPage() {
     [key, operator],
   );
 
-  const refused = useCallback(
-    () => signOut(key ? 'This key is no longer accepted (revoked or mistyped). Ask an operator for a new one.' : 'expired'),
-    [key, signOut],
-  );
+  const refused = useCallback(() => signOut(KEY_REFUSED), [signOut]);
+
+  // Browsers start audio only after a tap or a key press on the page: the first one unlocks it
+  // (the program remembered from last time needs no tap to start scanning).
+  useEffect(() => {
+    const unlock = () => unlockSound();
+    document.addEventListener('pointerdown', unlock, { once: true });
+    document.addEventListener('keydown', unlock, { once: true });
+    return () => {
+      document.removeEventListener('pointerdown', unlock);
+      document.removeEventListener('keydown', unlock);
+    };
+  }, []);
 
   // The programs, once signed in: the door chooses one (the one chosen last time, if it still exists).
   // biome-ignore lint/correctness/useExhaustiveDependencies: attempt is the retry trigger
