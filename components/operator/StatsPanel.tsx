@@ -8,7 +8,7 @@ import styles from './console.module.css';
 import { useConsole } from './console-context';
 import { ProgramSelect } from './ProgramSelect';
 
-const TOTALS: { key: keyof Omit<OperatorStats, 'claimsPerDay'>; label: string }[] = [
+const TOTALS: { key: keyof Omit<OperatorStats, 'claimsPerDay' | 'checkInsPerDay'>; label: string }[] = [
   { key: 'passes', label: 'Passes' },
   { key: 'active', label: 'Active' },
   { key: 'voided', label: 'Voided' },

@@ -115,7 +115,8 @@ export async function admit(jobs: Jobs, attempt: AdmissionAttempt): Promise<Admi
 export async function admissionsOf(db: Queryable, serialNumber: SerialNumber, now: Date): Promise<{ held: Date | null; first: Date | null }> {
   const [row] = await db.query<{ held: Instant | null; first: Instant | null }>(
     // An `unlimited` program's admissions never conflict: its key here matches none.
-    `select (select c.checked_in_at from check_ins c where c.serial_number = p.serial_number and c.admission_key = ${ADMISSION_KEY('g.check_in', '$2', 'null')}) as held,
+    `select (select c.checked_in_at from check_ins c
+         where c.serial_number = p.serial_number and c.admission_key = ${ADMISSION_KEY('g.check_in', '$2', 'null')}) as held,
        (select min(c.checked_in_at) from check_ins c where c.serial_number = p.serial_number) as first
      from passes p join programs g on g.slug = p.program
      where p.serial_number = $1`,

@@ -55,7 +55,8 @@ const PASS_COLUMNS = `p.serial_number as "serialNumber", p.download_id_hash as "
   p.expires_at as "expirationDate", p.relevant_at as "relevantDate", p.updated_at as "updatedAt", ${VERSION_OF('p.updated_at')} as version,
   p.auth_token_hash as "authTokenHash", p.pkpass_etag as "pkpassEtag",
   case when p.pkpass_built_for is null then null else ${VERSION_OF('p.pkpass_built_for')} end as "pkpassBuiltFor",
-  p.pkpass_modified_at as "pkpassModifiedAt", p.pkpass_format as "pkpassFormat", p.google_object_at as "googleObjectAt", p.google_linked_at as "googleLinkedAt"`;
+  p.pkpass_modified_at as "pkpassModifiedAt", p.pkpass_format as "pkpassFormat",
+  p.google_object_at as "googleObjectAt", p.google_linked_at as "googleLinkedAt"`;
 
 type Instant = Date | string;
 type PassRowOut = Omit<Pass, 'claimedAt' | 'expirationDate' | 'relevantDate' | 'updatedAt' | 'pkpassModifiedAt' | 'googleObjectAt' | 'googleLinkedAt'> & {

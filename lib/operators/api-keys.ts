@@ -1,6 +1,7 @@
-// Operator API keys: long-lived bearer tokens for automation, or for a door (scope `scan`: checking
-// passes in only, ./scopes.ts). The key is shown once, at creation; only its SHA-256 is stored. A key is made from a session, acts for the operator who made it, and
-// stops working when that wallet leaves OPERATOR_WALLETS or the key is revoked.
+// Operator API keys: long-lived bearer tokens for automation, or for a door (scope `scan`:
+// checking passes in only, ./scopes.ts). The key is shown once, at creation; only its SHA-256 is
+// stored. A key is made from a session, acts for the operator who made it, and stops working when
+// that wallet leaves OPERATOR_WALLETS or the key is revoked.
 import { randomBytes } from 'node:crypto';
 import { type ApiKeyInfo, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys';
 import type { Store } from '../db/store';

@@ -25,7 +25,7 @@ const walletFor = (env: Record<string, string> = {}) =>
   );
 
 /** The parts of a save link's claims the tests read. */
-type SaveClaims = { payload: { genericObjects: { hexBackgroundColor: string; cardTitle: { defaultValue: { value: string } } }[] } };
+type SaveClaims = { payload: { genericObjects: { hexBackgroundColor: string; cardTitle: { defaultValue: { value: string } }; barcode: { value: string } }[] } };
 
 async function verified(url: string) {
   expect(url.startsWith(GOOGLE_SAVE_URL)).toBe(true);
@@ -81,6 +81,13 @@ describe('Save to Google Wallet links', () => {
     expect(jwt.length).toBeLessThan(MAX_JWT_LENGTH);
   });
 
+  it('carries the same barcode text as the Apple pass: the /verify URL with the check-in code', async () => {
+    const google = (await walletFor())!;
+    const serial = '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10';
+    const { payload } = await verified(await googleSaveUrl({ ...LONGEST_PASS, serialNumber: serial, checkInCode: 'q3Jx0yH1m8Zt5Lr7Vk9Hs4' }, google));
+    expect(payload.payload.genericObjects[0]!.barcode.value).toBe(`https://passes.example.com/verify?serial=${serial}&c=q3Jx0yH1m8Zt5Lr7Vk9Hs4`);
+  });
+
   it.each(WALLET_TYPES.map((t) => [t]))('gives a %s pass its design colour and name', async (walletType) => {
     const google = (await walletFor())!;
     const { payload } = await verified(await googleSaveUrl({ ...LONGEST_PASS, walletType }, google));
@@ -90,7 +97,8 @@ describe('Save to Google Wallet links', () => {
   });
 
   it('stays under 1,800 characters for the longest pass with a 64-character issuer name and a long origin', async () => {
-    const google = (await walletFor({ PASS_ORGANIZATION_NAME: 'O'.repeat(64), PUBLIC_BASE_URL: 'https://passes.example-organisation.com' }))!;
+    // 37 characters: the barcode's check-in code (22 characters, docs/check-in.md) took the room of two more.
+    const google = (await walletFor({ PASS_ORGANIZATION_NAME: 'O'.repeat(64), PUBLIC_BASE_URL: 'https://passes.example-organisat.com' }))!;
     const { jwt } = await verified(await googleSaveUrl(LONGEST_PASS, google));
     expect(jwt.length).toBeLessThan(MAX_JWT_LENGTH);
   });

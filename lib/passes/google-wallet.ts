@@ -58,6 +58,8 @@ export const LONGEST_PASS: PassContent = {
   publicKey: 'J'.repeat(44),
   walletType: 'Coinbase Wallet',
   claimedAt: new Date('2026-09-28T00:00:00Z'),
+  // Every issued pass's barcode carries one (lib/check-in/barcode.ts): 22 characters.
+  checkInCode: 'A'.repeat(22),
 };
 
 /** One class for every pass of the default program: the colours and text are the object's own. */

@@ -54,7 +54,8 @@ export const PASS_ENDPOINTS: readonly Endpoint[] = [
     summary: 'Check a pass at the door',
     description:
       "What this service issued under a pass's public serial number (its QR code carries " +
-      '`/verify?serial=<serial>&c=<check-in code>`; a code given must be the serial’s): the wallet address, wallet type and claim time, and whether the pass is valid ' +
+      '`/verify?serial=<serial>&c=<check-in code>`; a code given must be the serial’s): ' +
+      'the wallet address, wallet type and claim time, and whether the pass is valid ' +
       'now (`status`: `active` or `voided`, with `voidReason`). The serial number is public and is not the ' +
       'download id, so it gives no access to the pass file.',
     query: verifyQuerySchema,
