@@ -11,6 +11,9 @@ const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The device features a page may use: none, but the camera on the door page (`camera`: `()` or `(self)`). */
+const permissionsPolicy = (camera) => `camera=${camera}, microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=()`;
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
@@ -50,11 +53,19 @@ const nextConfig = {
           { key: 'Referrer-Policy', value: 'no-referrer' },
           // Clickjacking, for browsers that predate the CSP's frame-ancestors.
           { key: 'X-Frame-Options', value: 'DENY' },
-          // The pages need no device features; an injected script gets none either.
-          { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=()' },
+          // The pages need no device features; an injected script gets none either (the door
+          // page's camera: below).
+          { key: 'Permissions-Policy', value: permissionsPolicy('()') },
           // Another site that opens a page cannot script it through window.opener.
           { key: 'Cross-Origin-Opener-Policy', value: 'same-origin-allow-popups' },
         ],
+      },
+      {
+        // The door page scans passes with the camera: this origin may use it there, no frame of
+        // another origin may, and every other device feature stays off. Listed after the rule for
+        // every page, so its header replaces that one's (Next.js: the last rule setting a key wins).
+        source: '/scan',
+        headers: [{ key: 'Permissions-Policy', value: permissionsPolicy('(self)') }],
       },
       {
         // The API reference loads nothing from elsewhere, and the browser holds it to that: Redoc

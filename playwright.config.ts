@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, defineConfig } from '@playwright/test';
 import { SERVERS, urlOf } from './e2e/support/servers';
-import { CHROMIUM_ARGS } from './scripts/support/chromium';
+import { CHROMIUM_ARGS, FAKE_CAMERA_ARGS } from './scripts/support/chromium';
 
 function findChromium(): { path?: string; problem?: string } {
   const configured = process.env.CHROMIUM_PATH;
@@ -65,10 +65,18 @@ export default defineConfig({
   // The operator console's tests share one server and run in order in one worker: the longest
   // chain of the run. Its project comes first so that it starts at once, beside everything else.
   // No browser: no tests and no servers (the banner above says why). Not a skip: nothing is registered.
+  // The door page's tests get a camera: Chromium's fake device (a moving test pattern; a test that
+  // needs a barcode in the picture launches a browser of its own, playing a file), its permission
+  // prompt answered yes.
   projects: browser.path
     ? [
         { name: 'operator', testMatch: 'operator.spec.ts' },
-        { name: 'chromium', testIgnore: 'operator.spec.ts' },
+        {
+          name: 'scan',
+          testMatch: 'scan.spec.ts',
+          use: { launchOptions: { executablePath: browser.path, args: [...CHROMIUM_ARGS, ...FAKE_CAMERA_ARGS] } },
+        },
+        { name: 'chromium', testIgnore: ['operator.spec.ts', 'scan.spec.ts'] },
       ]
     : [],
   // The DATA_DIR template and the shared servers (e2e/support/servers.ts), stopped again at the end.

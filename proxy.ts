@@ -6,7 +6,7 @@ import { isApiPath } from '@/lib/api/paths';
 import { toProblem } from '@/lib/api/problem';
 import { isDevelopmentBuild } from '@/lib/config';
 import { AppError } from '@/lib/errors';
-import { newNonce, pageContentSecurityPolicy } from '@/lib/page-security';
+import { newNonce, pageContentSecurityPolicy, WASM_PAGES } from '@/lib/page-security';
 
 export function proxy(request: NextRequest) {
   // Under `next start` the API's route handlers pass through here too; they set their own headers
@@ -22,7 +22,7 @@ export function proxy(request: NextRequest) {
     });
   }
   const nonce = newNonce();
-  const csp = pageContentSecurityPolicy(nonce, { dev: isDevelopmentBuild() });
+  const csp = pageContentSecurityPolicy(nonce, { dev: isDevelopmentBuild(), wasm: WASM_PAGES.has(request.nextUrl.pathname) });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('content-security-policy', csp);
   const response = NextResponse.next({ request: { headers: requestHeaders } });

@@ -65,3 +65,35 @@ test('a page that does not exist gets the same policy, and its scripts the nonce
   const scripts = (await missing.text()).match(/<script\b[^>]*>/g) ?? [];
   expect(scripts.filter((tag) => !tag.includes(`nonce="${nonce}"`))).toEqual([]);
 });
+
+test('the door page alone may use the camera, and compile WebAssembly; every other page keeps both off', async ({ request }) => {
+  const door = await request.get('/scan');
+  expect(door.status()).toBe(200);
+  const doorPolicy = door.headers()['permissions-policy'];
+  expect(doorPolicy).toContain('camera=(self)');
+  expect(doorPolicy).toContain('microphone=()');
+  expect(doorPolicy).not.toContain('camera=()');
+  const doorCsp = door.headers()['content-security-policy']!;
+  expect(doorCsp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic' 'wasm-unsafe-eval';/);
+  expect(doorCsp.replace("'wasm-unsafe-eval'", '')).not.toMatch(/unsafe-(inline|eval)/);
+  for (const path of ['/', '/operator', '/no-such-page', '/scan/elsewhere']) {
+    const page = await request.get(path);
+    expect(page.headers()['permissions-policy'], path).toContain('camera=()');
+    expect(page.headers()['permissions-policy'], path).not.toContain('camera=(self)');
+    expect(page.headers()['content-security-policy'] ?? '', path).not.toContain('wasm');
+  }
+});
+
+test('the door page’s WebAssembly reader comes from this origin, cached for good under its version', async ({ request }) => {
+  const { ZXING_WASM_SHA256 } = await import('zxing-wasm/reader');
+  const versioned = await request.get(`/scan/zxing_reader.wasm?v=${ZXING_WASM_SHA256.slice(0, 16)}`);
+  expect(versioned.status()).toBe(200);
+  expect(versioned.headers()['content-type']).toBe('application/wasm');
+  expect(versioned.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+  const bytes = await versioned.body();
+  expect(bytes.subarray(0, 4)).toEqual(Buffer.from([0, 0x61, 0x73, 0x6d])); // \0asm
+  const { createHash } = await import('node:crypto');
+  expect(createHash('sha256').update(bytes).digest('hex')).toBe(ZXING_WASM_SHA256);
+  const unversioned = await request.get('/scan/zxing_reader.wasm');
+  expect(unversioned.headers()['cache-control']).toBe('no-cache');
+});

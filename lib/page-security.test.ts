@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newNonce, pageContentSecurityPolicy } from './page-security';
+import { newNonce, pageContentSecurityPolicy, WASM_PAGES } from './page-security';
 
 describe('the page Content-Security-Policy', () => {
   it('allows scripts only with the response’s nonce, and no framing', () => {
@@ -14,6 +14,14 @@ describe('the page Content-Security-Policy', () => {
     const csp = pageContentSecurityPolicy('abc123', { dev: true });
     expect(csp).toContain("'unsafe-eval'");
     expect(csp).toContain("style-src 'self' 'unsafe-inline'");
+  });
+
+  it('lets the door page compile WebAssembly, and only that: no eval, no inline script', () => {
+    const csp = pageContentSecurityPolicy('abc123', { wasm: true });
+    expect(csp).toContain("script-src 'self' 'nonce-abc123' 'strict-dynamic' 'wasm-unsafe-eval';");
+    expect(csp.replace("'wasm-unsafe-eval'", '')).not.toMatch(/unsafe-(inline|eval)/);
+    expect(WASM_PAGES).toEqual(new Set(['/scan']));
+    expect(pageContentSecurityPolicy('abc123')).not.toContain('wasm');
   });
 
   it('draws a new 144-bit nonce every time', () => {

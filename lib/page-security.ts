@@ -9,14 +9,19 @@ export function newNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
-export function pageContentSecurityPolicy(nonce: string, { dev = false } = {}): string {
+/** The one page that compiles WebAssembly: the door page's barcode reader (components/scan/barcode-reader.ts). */
+export const WASM_PAGES: ReadonlySet<string> = new Set(['/scan']);
+
+export function pageContentSecurityPolicy(nonce: string, { dev = false, wasm = false } = {}): string {
   return [
     // Anything not named below: this origin only.
     "default-src 'self'",
     // Injected markup cannot run script: only Next's own scripts carry the nonce, and
     // 'strict-dynamic' lets them load the page's chunks. 'self' is for browsers without
     // 'strict-dynamic', which ignore the nonce-less rest. React's dev build needs eval.
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ''}`,
+    // 'wasm-unsafe-eval' (on WASM_PAGES alone) lets the page compile WebAssembly, and nothing
+    // else: no eval, no new Function; the .wasm itself comes from this origin only (connect-src).
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${wasm ? " 'wasm-unsafe-eval'" : ''}${dev ? " 'unsafe-eval'" : ''}`,
     // Injected <style> cannot restyle the page (e.g. to hide the real address behind a fake one).
     // Dev mode injects styles without the nonce.
     `style-src 'self' ${dev ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,

@@ -4,7 +4,8 @@
 // waits until the person reaches for a wallet) and with none (the stack loads at once, since only
 // it can tell whether a legacy or mobile wallet is there). The operator console `/operator` the
 // same way, and once more with the pointer on its sign-in button (the stack loaded on demand). A
-// program's claim page /p/<slug> with a wallet, its program made through the operator API.
+// program's claim page /p/<slug> with a wallet, its program made through the operator API. The
+// door page /scan, signed out, with a wallet.
 // Exits 1 when a first load with a wallet is over the budget.
 //   npx next build && npm run measure:pages              (starts the build on a free port)
 //   npm run measure:pages -- --url http://localhost:3000 (measures a running service)
@@ -112,6 +113,15 @@ const CASES: Case[] = [
     ready: (page) => page.getByRole('button', { name: /Phantom/ }).waitFor(),
     budget: true,
     needsProgram: true,
+  },
+  // The door page, signed out: the console's sign-in and the scan key form. Its barcode reader
+  // (zxing-wasm, and its WebAssembly) loads only once a camera scans without a BarcodeDetector.
+  {
+    label: '/scan with a wallet',
+    path: '/scan',
+    prepare: installWallet,
+    ready: (page) => page.getByRole('button', { name: 'Sign in with Phantom' }).waitFor(),
+    budget: true,
   },
   { label: '/docs', path: '/docs', ready: (page) => page.locator('#problem-invalid_request').waitFor({ state: 'attached' }) },
 ];
