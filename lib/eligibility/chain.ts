@@ -53,6 +53,7 @@ export function newTally(): RequestTally {
 export type Deadline = { signal: AbortSignal; at: number; lane: RpcLane; tally?: RequestTally };
 
 export function deadlineIn(ms: number, lane: RpcLane = 'claim', tally?: RequestTally): Deadline {
+  ms = Math.ceil(ms);
   const signal = AbortSignal.timeout(ms);
   // A round's many concurrent requests all listen to one deadline: not a leak.
   setMaxListeners(0, signal);
