@@ -68,10 +68,14 @@ export async function recordRoundProgress(db: Queryable, id: number, counts: Rou
 }
 
 export async function finishRound(db: Queryable, id: number, counts: RoundCounts): Promise<void> {
-  await db.query(
-    `update eligibility_rounds set finished_at = now(), checked = $2, voided = $3, restored = $4, requests = $5, error = $6 where id = $1`,
-    [id, counts.checked, counts.voided, counts.restored, counts.requests, counts.error],
-  );
+  await db.query(`update eligibility_rounds set finished_at = now(), checked = $2, voided = $3, restored = $4, requests = $5, error = $6 where id = $1`, [
+    id,
+    counts.checked,
+    counts.voided,
+    counts.restored,
+    counts.requests,
+    counts.error,
+  ]);
 }
 
 export async function lastRound(db: Queryable): Promise<RoundRecord | undefined> {

@@ -210,7 +210,11 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
       try {
         const perProgram = await Promise.all(
           [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((programId) =>
-            call('getTokenAccountsByOwner', (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { programId }, { encoding: 'jsonParsed' }).send({ abortSignal }), deadline),
+            call(
+              'getTokenAccountsByOwner',
+              (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { programId }, { encoding: 'jsonParsed' }).send({ abortSignal }),
+              deadline,
+            ),
           ),
         );
         const mints = new Set<string>();
