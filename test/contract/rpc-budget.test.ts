@@ -54,7 +54,7 @@ describe('one RPC budget and frugal rounds', () => {
   /** Passes for `wallets`, written straight into the table (as the benchmark does). */
   async function passesFor(wallets: string[]): Promise<void> {
     const serials = await insertPasses(app.services.store.sql, wallets);
-    wallets.forEach((wallet, index) => serialOf.set(wallet, serials[index]!));
+    for (const [index, wallet] of wallets.entries()) serialOf.set(wallet, serials[index]!);
   }
 
   async function statusOf(wallet: string): Promise<string> {

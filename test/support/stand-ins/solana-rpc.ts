@@ -266,8 +266,8 @@ export class SolanaRpcStandIn {
       [this.byOwner, owner],
       [this.byMint, mint],
     ] as const) {
-      let set = map.get(key);
-      if (!set) map.set(key, (set = new Set()));
+      const set = map.get(key) ?? new Set<Address>();
+      map.set(key, set);
       set.add(account);
     }
   }
