@@ -118,6 +118,8 @@ export class SolanaRpcStandIn {
   readonly arrivals: Arrival[] = [];
   /** Requests answered 429. */
   throttled = 0;
+  /** Bytes of JSON answered (200s). */
+  answeredBytes = 0;
   private tooManyLeft = 0;
   private tooManyRetryAfter: number | undefined;
   /** Arrival times of the requests answered (not 429) within the last second. */
@@ -410,6 +412,7 @@ export class SolanaRpcStandIn {
 
   private reply(response: http.ServerResponse, answer: unknown): void {
     const text = JSON.stringify(answer).replaceAll(RENT_EPOCH_MARK, U64_MAX_TEXT);
+    this.answeredBytes += Buffer.byteLength(text);
     if (!this.drip) {
       response.writeHead(200, { 'content-type': 'application/json' }).end(text);
       return;
