@@ -27,6 +27,7 @@ import autocannon from 'autocannon';
 import bs58 from 'bs58';
 import pg from 'pg';
 import { loadConfig } from '../lib/config';
+import { withDefaultUser } from '../lib/db/client';
 import { TOKEN_PROGRAM } from '../lib/eligibility/chain';
 import { SolanaRpcStandIn } from '../test/support/stand-ins/solana-rpc';
 import { createScratchDatabase } from './support/scratch-database';
@@ -641,7 +642,7 @@ async function benchRecheck(): Promise<void> {
     },
     { runner: 'server', timeoutMs: 180_000 },
   );
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = new pg.Pool({ connectionString: withDefaultUser(database.url), max: 2 });
   const db = { query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as R[] };
   try {
     progress(`recheck: inserting ${RECHECK_PASSES} passes`);

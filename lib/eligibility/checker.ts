@@ -63,9 +63,10 @@ export class EligibilityChecker {
   async checkMany(wallets: string[], round: RoundReads = newRoundReads()): Promise<Map<string, Verdict>> {
     const mints = tokenMints(this.policy);
     const collections = hasRule(this.policy, 'collection');
-    // Each check's own deadline per 16 wallets, plus the time the budget may pace this page's requests over.
+    // Each check's own deadline per 16 wallets, plus the time the budget may pace this page's
+    // requests over, twice (a round checks two pages at a time: recheck.ts).
     const requests = 1 + mints.size * (1 + wallets.length) + (collections ? 2 * wallets.length + Math.ceil(wallets.length / 10) : 0);
-    const pacing = (this.chain?.budget.intervalMs ?? 0) * requests;
+    const pacing = 2 * (this.chain?.budget.intervalMs ?? 0) * requests;
     const deadline = deadlineIn(this.options.timeoutMs * Math.max(1, Math.ceil(wallets.length / BATCH_CONCURRENCY)) + pacing, 'round', round.tally);
     const facts = new Facts(this.chain, deadline, round.mintPrograms);
     await Promise.all([...mints].map((mint) => facts.prefetchAssociatedBalances(wallets, mint)));

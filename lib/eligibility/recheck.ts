@@ -24,7 +24,7 @@ import {
   startRound,
   takeRecheckLease,
 } from '../db/eligibility';
-import { countPassesToRecheck, passesToRecheck } from '../db/passes';
+import { countPassesToRecheck, passesToRecheck, type RecheckPass } from '../db/passes';
 import { programsToRecheck } from '../db/programs';
 import { type LifecycleDeps, restorePass, voidPass } from '../passes/lifecycle';
 import type { ProgramDirectory } from '../programs/programs';
@@ -145,20 +145,31 @@ async function recheckProgram(
   counts: Counts,
 ): Promise<string | null> {
   const db = services.store.sql;
-  let after = '';
-  for (;;) {
-    if (round.signal?.aborted) return 'stopped: the instance is shutting down';
+  type Checked = { page: RecheckPass[]; last: string; verdicts: Promise<Map<string, Verdict>> };
+  // Two pages at a time: the next page is read, and its checks begin (its associated accounts'
+  // addresses derived, its requests queued in the budget), while this one's wait for their turns
+  // and its passes are voided or restored. The budget, not this loop, sets the round's pace.
+  const start = async (after: string): Promise<Checked | null> => {
     const page = await passesToRecheck(db, round.slug, after, RECHECK_PAGE, NOT_ELIGIBLE);
     const last = page.at(-1);
     if (!last) return null;
-    after = last.publicKey;
+    const verdicts = round.checker.checkMany(
+      page.map((pass) => pass.publicKey),
+      round.reads,
+    );
+    // Settled below, or abandoned when the round stops first: never an unhandled rejection.
+    verdicts.catch(() => {});
+    return { page, last: last.publicKey, verdicts };
+  };
+  let current = await start('');
+  while (current) {
+    if (round.signal?.aborted) return 'stopped: the instance is shutting down';
+    const next = start(current.last);
     let verdicts: Map<string, Verdict>;
     try {
-      verdicts = await round.checker.checkMany(
-        page.map((pass) => pass.publicKey),
-        round.reads,
-      );
+      verdicts = await current.verdicts;
     } catch (error) {
+      next.catch(() => {});
       counts.requests = round.reads.tally.requests;
       services.log.error(
         { event: 'eligibility_round_stopped', round: round.id, program: round.slug, err: (error as Error).message, checked: counts.checked },
@@ -166,7 +177,7 @@ async function recheckProgram(
       );
       return `stopped: ${(error as Error).message}`;
     }
-    for (const pass of page) {
+    for (const pass of current.page) {
       const eligible = verdicts.get(pass.publicKey)?.eligible === true;
       if (pass.status === 'active' && !eligible) {
         if ((await voidPass(services, pass.serialNumber, NOT_ELIGIBLE, { ifActive: true })).changed) counts.voided++;
@@ -177,8 +188,13 @@ async function recheckProgram(
     }
     counts.requests = round.reads.tally.requests;
     await recordRoundProgress(db, round.id, counts);
-    if (!(await renewRecheckLease(db, round.holder, LEASE_SECONDS))) return 'stopped: the lease was taken over by another instance';
+    if (!(await renewRecheckLease(db, round.holder, LEASE_SECONDS))) {
+      next.catch(() => {});
+      return 'stopped: the lease was taken over by another instance';
+    }
+    current = await next;
   }
+  return null;
 }
 
 /**
