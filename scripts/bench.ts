@@ -601,6 +601,8 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+const latencies = (ms: number[]) => `${fixed(percentile(ms, 50))} / ${fixed(percentile(ms, 99))} / ${fixed(Math.max(...ms))}`;
+
 type RoundStatus = { startedAt: string; finishedAt: string | null; checked: number; total: number; requests: number; voided: number; error: string | null };
 
 async function benchRecheck(): Promise<void> {
@@ -736,12 +738,8 @@ async function benchRecheck(): Promise<void> {
     console.log(`| busiest one-second window at the stand-in | ${busiest} requests |`);
     console.log(`| voided | ${voided.size} (sellers: ${sellers.size}; sellers voided: ${voidedSellers}; others voided: ${voided.size - voidedSellers}) |`);
     console.log(`| claim flows during the round | ${initMs.length} (answers: ${[...claimStatuses].map(([code, n]) => `${n} × ${code}`).join(', ')}) |`);
-    console.log(
-      `| init p50 / p99 / max ms (checks the wallet: one RPC request) | ${fixed(percentile(initMs, 50))} / ${fixed(percentile(initMs, 99))} / ${fixed(Math.max(...initMs))} |`,
-    );
-    console.log(
-      `| claim p50 / p99 / max ms (the init's answer cached) | ${fixed(percentile(claimMs, 50))} / ${fixed(percentile(claimMs, 99))} / ${fixed(Math.max(...claimMs))} |`,
-    );
+    console.log(`| init p50 / p99 / max ms (checks the wallet: one RPC request) | ${latencies(initMs)} |`);
+    console.log(`| claim p50 / p99 / max ms (the init's answer cached) | ${latencies(claimMs)} |`);
     console.log(`| bytes answered to the round and claims | ${mib(roundBytes)} |`);
     console.log('\nReading every holder of the mint instead (same stand-in, no limit):\n');
     console.log('| read | requests | bytes | stand-in ms | at 10 requests/s |');

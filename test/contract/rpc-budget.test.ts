@@ -64,7 +64,7 @@ describe('one RPC budget and frugal rounds', () => {
 
   const sinceCount = (from: number, method: string) => rpc.arrivals.slice(from).filter((arrival) => arrival.method === method && !arrival.throttled).length;
 
-  it('a round over 150 holders: associated accounts first, 100 a call per program; only wallets short there are looked up; exactly the sellers voided', async () => {
+  it('a round over 150 holders: associated accounts first, 100 a call per mint; only wallets short there looked up; exactly the sellers voided', async () => {
     const random = randomAddress;
     const keepers = Array.from({ length: 125 }, random);
     const sellers = Array.from({ length: 10 }, () => new TestWallet());
