@@ -275,6 +275,7 @@ describe('limits configuration', () => {
       downloadIdKey: undefined,
       devicesPerPass: 10,
       solanaRpcMaxBytes: 4 * 1024 * 1024,
+      solanaRpcRps: 10,
     });
   });
 
@@ -291,6 +292,8 @@ describe('limits configuration', () => {
     [{ MAX_CONNECTIONS_PER_IP: '1.5' }, 'MAX_CONNECTIONS_PER_IP: must be a whole number'],
     [{ DEVICES_PER_PASS: '0' }, 'DEVICES_PER_PASS: must be at least 1'],
     [{ SOLANA_RPC_MAX_BYTES: '100' }, 'SOLANA_RPC_MAX_BYTES: must be at least 1024'],
+    [{ SOLANA_RPC_RPS: '0' }, 'SOLANA_RPC_RPS: must be at least 1'],
+    [{ SOLANA_RPC_RPS: '2.5' }, 'SOLANA_RPC_RPS: must be a whole number'],
   ])('refuses %j', (env, message) => {
     expect(failureOf(env)).toContain(message);
   });

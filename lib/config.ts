@@ -281,6 +281,8 @@ const envSchema = z.object({
   SOLANA_RPC_TIMEOUT_MS: integer(100, 60_000).default(5000),
   // The largest RPC answer read (decompressed): past it, 503. 4 MiB holds thousands of token accounts.
   SOLANA_RPC_MAX_BYTES: integer(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
+  // Requests per second to SOLANA_RPC_URL, per instance, in any one-second window (Helius free: 10).
+  SOLANA_RPC_RPS: integer(1, 10_000).default(10),
   // How long a wallet that qualified is taken to still qualify (docs/eligibility.md says why that is safe).
   ELIGIBILITY_CACHE_SECONDS: integer(0, 3600).default(30),
   // Internal, for tests: the first retry delay of the job queue (webhook deliveries, pushes).
@@ -352,6 +354,8 @@ export type Config = {
   solanaRpcTimeoutMs: number;
   /** The largest RPC answer read, in bytes. */
   solanaRpcMaxBytes: number;
+  /** RPC requests per second, per instance, in any one-second window: every request waits for its turn. */
+  solanaRpcRps: number;
   /** How long a positive eligibility answer is reused; 0: never. */
   eligibilityCacheSeconds: number;
   /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
@@ -414,6 +418,7 @@ export function loadConfig(env: Env = process.env): Config {
     eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
     solanaRpcTimeoutMs: e.SOLANA_RPC_TIMEOUT_MS,
     solanaRpcMaxBytes: e.SOLANA_RPC_MAX_BYTES,
+    solanaRpcRps: e.SOLANA_RPC_RPS,
     eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -8,6 +8,9 @@
 // `--rpc-delay-ms`, default 20) with claims under none, and counts RPC calls per claim.
 // `--programs` compares, in one server, claims and first downloads of a program with its own
 // design, five images and no policy against those of the default program.
+// `--recheck` runs one re-check round over 100,000 passes under a token rule (`--short`: 5,000)
+// against the local RPC stand-in answering 429 past 12 requests a second, at SOLANA_RPC_RPS=10,
+// with a light claim load alongside; it also measures getProgramAccounts against the batched reads.
 //
 // Claims are pre-signed: the init phase collects messages for fresh wallets (one pass per wallet,
 // so every claim is a 201), more are issued untimed until there are enough, all are signed, and
@@ -16,15 +19,20 @@
 // handlers (the same table behind Next.js's router), the "before" of serving the API directly.
 
 import { spawn } from 'node:child_process';
-import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import bs58 from 'bs58';
+import pg from 'pg';
 import { loadConfig } from '../lib/config';
+import { withDefaultUser } from '../lib/db/client';
+import { TOKEN_PROGRAM } from '../lib/eligibility/chain';
+import { SolanaRpcStandIn } from '../test/support/stand-ins/solana-rpc';
 import { createScratchDatabase } from './support/scratch-database';
-import { type Runner, ServerProcess } from './support/server-process';
+import { insertPasses } from './support/seed-passes';
+import { type Runner, ServerProcess, sleep } from './support/server-process';
 
 const SHORT = process.argv.includes('--short');
 const CPU_PROFILE = process.argv.includes('--cpu-prof');
@@ -567,12 +575,246 @@ async function benchPrograms(): Promise<void> {
   goal(programFirst.rps >= 0.9 * defaultFirst.rps, `program first downloads/s ${fixed(programFirst.rps / defaultFirst.rps, 2)} × the default's (goal >= 0.9)`);
 }
 
+// --- Re-check rounds (`npm run bench -- --recheck`) ----------------------------------------------
+// One production server on a scratch PostgreSQL database, CLAIM_POLICY a token rule, SOLANA_RPC_RPS
+// 10, against the RPC stand-in (test/support/stand-ins/solana-rpc.ts: litesvm, account bytes written
+// with the SPL Token codec) in this process, limited like a provider to 12 requests in any
+// one-second window (past that: 429, Retry-After 1). The passes are written straight into the
+// table (scripts/support/seed-passes.ts, 5,000 rows per INSERT … SELECT FROM unnest) once the server
+// has migrated the database; the server's own timer starts the round. 1 % of the holders have
+// sold (their associated account holds 0), 1 % hold their tokens in another account. While the
+// round runs, one claim flow (init, then claim) every 2 s by a fresh holder.
+
+const RECHECK = process.argv.includes('--recheck');
+const RECHECK_PASSES = Number(argValue('--passes') ?? (SHORT ? 5_000 : 100_000));
+const RECHECK_RPS = 10;
+const PROVIDER_PER_SECOND = 12;
+const CLAIM_EVERY_MS = 2_000;
+/** The server's timer looks every min(interval, 60 s): the first round starts about this long after start-up. */
+const RECHECK_SECONDS = 30;
+
+const randomAddress = () => bs58.encode(randomBytes(32));
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const latencies = (ms: number[]) => `${fixed(percentile(ms, 50))} / ${fixed(percentile(ms, 99))} / ${fixed(Math.max(...ms))}`;
+
+type RoundStatus = { startedAt: string; finishedAt: string | null; checked: number; total: number; requests: number; voided: number; error: string | null };
+
+async function benchRecheck(): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('--recheck needs PostgreSQL: set DATABASE_URL or TEST_DATABASE_URL (e.g. postgres://127.0.0.1:5432/test)');
+  const rpc = await SolanaRpcStandIn.start();
+  rpc.limit = { perSecond: PROVIDER_PER_SECOND, retryAfterSeconds: 1 };
+  const mint = await rpc.createMint({ program: 'token' });
+  const holders = Array.from({ length: RECHECK_PASSES }, randomAddress);
+  const sellers = new Set(holders.slice(0, Math.round(RECHECK_PASSES / 100)));
+  const outside = new Set(holders.slice(sellers.size, sellers.size + Math.round(RECHECK_PASSES / 100)));
+  progress(`recheck: writing ${RECHECK_PASSES} holders' token accounts in the stand-in`);
+  let started = performance.now();
+  for (const holder of holders) {
+    if (sellers.has(holder))
+      await rpc.putTokenAccount(mint, holder, 0n); // sold: the associated account is empty
+    else if (outside.has(holder)) await rpc.putTokenAccount(mint, holder, 10n, randomAddress() as never);
+    else await rpc.putTokenAccount(mint, holder, 10n);
+  }
+  const accountsSeconds = (performance.now() - started) / 1000;
+  const wallets = new Wallets();
+  wallets.grow(Math.ceil(600_000 / CLAIM_EVERY_MS) + 2);
+  const operator = wallets.fresh();
+  const claimants = wallets.publicKeys.slice(1);
+  for (const claimant of claimants) await rpc.putTokenAccount(mint, claimant, 10n);
+  const claimantSet = new Set(claimants);
+
+  const database = await createScratchDatabase(adminUrl);
+  const server = await ServerProcess.start(
+    PORT,
+    {
+      DATABASE_URL: database.url,
+      RATE_LIMIT_PER_MINUTE: '0',
+      CLAIM_POLICY: JSON.stringify({ token: { mint, minAmount: '1' } }),
+      SOLANA_RPC_URL: rpc.url,
+      SOLANA_RPC_RPS: String(RECHECK_RPS),
+      ELIGIBILITY_RECHECK_SECONDS: String(RECHECK_SECONDS),
+      OPERATOR_WALLETS: operator,
+    },
+    { runner: 'server', timeoutMs: 180_000 },
+  );
+  const pool = new pg.Pool({ connectionString: withDefaultUser(database.url), max: 2 });
+  const db = { query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as R[] };
+  try {
+    progress(`recheck: inserting ${RECHECK_PASSES} passes`);
+    started = performance.now();
+    await insertPasses(db as never, holders);
+    const insertSeconds = (performance.now() - started) / 1000;
+    const token = await operatorToken(server, wallets, operator);
+    const status = async (): Promise<RoundStatus | null> => {
+      const answer = await fetch(`${server.baseUrl}/api/v1/operator/eligibility`, { headers: { authorization: `Bearer ${token}` } });
+      return ((await answer.json()) as { lastRound: RoundStatus | null }).lastRound;
+    };
+    progress(`recheck: waiting for the server's timer to start the round (about ${RECHECK_SECONDS} s after start-up)`);
+    while (!(await status())) await sleep(250);
+
+    // A light claim load while the round runs.
+    const initMs: number[] = [];
+    const claimMs: number[] = [];
+    const claimStatuses = new Map<number, number>();
+    let claiming = true;
+    const load = (async () => {
+      for (const claimant of claimants) {
+        if (!claiming) break;
+        const next = performance.now() + CLAIM_EVERY_MS;
+        let at = performance.now();
+        const init = await fetch(`${server.baseUrl}/api/v1/claim/init?publicKey=${claimant}`);
+        initMs.push(performance.now() - at);
+        claimStatuses.set(init.status, (claimStatuses.get(init.status) ?? 0) + 1);
+        if (init.ok) {
+          const { message } = (await init.json()) as { message: string };
+          at = performance.now();
+          const claim = await fetch(`${server.baseUrl}/api/v1/claim/wallet-pass`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ message, signature: wallets.sign(claimant, message), publicKey: claimant }),
+          });
+          claimMs.push(performance.now() - at);
+          claimStatuses.set(claim.status, (claimStatuses.get(claim.status) ?? 0) + 1);
+          await claim.arrayBuffer();
+        } else await init.arrayBuffer();
+        await sleep(Math.max(0, next - performance.now()));
+      }
+    })();
+    let round: RoundStatus | null = null;
+    let lastReport = 0;
+    for (;;) {
+      round = await status();
+      if (round?.finishedAt) break;
+      if (round && performance.now() - lastReport > 15_000) {
+        lastReport = performance.now();
+        progress(`recheck: round checked ${round.checked} of ${round.total}, ${round.requests} requests so far`);
+      }
+      await sleep(1000);
+    }
+    claiming = false;
+    await load;
+    const seconds = (Date.parse(round.finishedAt!) - Date.parse(round.startedAt)) / 1000;
+    const byMethod = new Map<string, number>();
+    for (const arrival of rpc.arrivals) {
+      if (arrival.throttled || claimantSet.has(String(arrival.first))) continue;
+      byMethod.set(arrival.method, (byMethod.get(arrival.method) ?? 0) + 1);
+    }
+    const voided = new Set((await db.query<{ key: string }>(`select public_key as key from passes where status = 'voided'`)).map((row) => row.key));
+    const voidedSellers = [...voided].filter((key) => sellers.has(key)).length;
+    const busiest = rpc.busiestSecond();
+
+    progress('recheck: measuring getProgramAccounts by mint against the batched reads');
+    rpc.limit = null;
+    const roundBytes = rpc.answeredBytes;
+    const gpa = await measureProgramAccounts(rpc, mint);
+
+    const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`;
+    console.log(`\nwallet-pass-claim re-check benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${machine}`);
+    console.log(
+      `${RECHECK_PASSES} passes under {"token": {"mint", "minAmount": "1"}} (Token program), PostgreSQL, SOLANA_RPC_RPS=${RECHECK_RPS}; ` +
+        `the stand-in answers 429 past ${PROVIDER_PER_SECOND} requests in any one-second window`,
+    );
+    console.log(
+      `set-up: ${RECHECK_PASSES} token accounts written with the SPL Token codec in ${fixed(accountsSeconds, 1)} s; ` +
+        `${RECHECK_PASSES} passes inserted straight into PostgreSQL (scripts/support/seed-passes.ts: INSERT … SELECT FROM unnest, ` +
+        `5,000 rows a statement) in ${fixed(insertSeconds, 1)} s; ${sellers.size} sellers (associated account emptied), ` +
+        `${outside.size} holding outside the associated account; one claim flow every ${CLAIM_EVERY_MS / 1000} s during the round\n`,
+    );
+    const methods = [...byMethod.entries()].map(([method, n]) => `${method} ${n}`).join(', ');
+    console.log('| figure | value |');
+    console.log('|---|---|');
+    console.log(`| round duration | ${fixed(seconds, 1)} s (${fixed(seconds / 60, 2)} min) |`);
+    console.log(`| passes checked | ${round.checked} of ${round.total}${round.error ? ` (stopped: ${round.error})` : ''} |`);
+    console.log(`| round requests (the round's record) | ${round.requests} |`);
+    console.log(`| round requests at the stand-in, by method | ${methods} |`);
+    console.log(`| requests answered 429 by the stand-in | ${rpc.throttled} |`);
+    console.log(`| busiest one-second window at the stand-in | ${busiest} requests |`);
+    console.log(`| voided | ${voided.size} (sellers: ${sellers.size}; sellers voided: ${voidedSellers}; others voided: ${voided.size - voidedSellers}) |`);
+    console.log(`| claim flows during the round | ${initMs.length} (answers: ${[...claimStatuses].map(([code, n]) => `${n} × ${code}`).join(', ')}) |`);
+    console.log(`| init p50 / p99 / max ms (checks the wallet: one RPC request) | ${latencies(initMs)} |`);
+    console.log(`| claim p50 / p99 / max ms (the init's answer cached) | ${latencies(claimMs)} |`);
+    console.log(`| bytes answered to the round and claims | ${mib(roundBytes)} |`);
+    console.log('\nReading every holder of the mint instead (same stand-in, no limit):\n');
+    console.log('| read | requests | bytes | stand-in ms | at 10 requests/s |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const row of gpa) console.log(`| ${row.read} | ${row.requests} | ${mib(row.bytes)} | ${fixed(row.ms)} | ${fixed(row.requests / RECHECK_RPS, 1)} s |`);
+    const batched = round.requests;
+    console.log(`| batched reads (this round) | ${batched} | ${mib(roundBytes)} | | ${fixed(batched / RECHECK_RPS, 1)} s |`);
+    const goal = (met: boolean, text: string) => console.log(`${met ? 'met    ' : 'NOT MET'}  ${text}`);
+    console.log('');
+    const scale = RECHECK_PASSES / 100_000;
+    goal(seconds <= 360 * scale, `round ${fixed(seconds, 1)} s (goal <= ${fixed(360 * scale)} s${SHORT ? ', scaled' : ''})`);
+    goal(round.requests <= 3200 * scale, `${round.requests} requests (goal <= ${fixed(3200 * scale)})`);
+    goal(
+      voidedSellers === sellers.size && voided.size === sellers.size,
+      `${voidedSellers} of ${sellers.size} sellers voided, ${voided.size - voidedSellers} others`,
+    );
+    goal(rpc.throttled === 0, `${rpc.throttled} requests answered 429 (goal 0)`);
+    goal(percentile(claimMs, 99) <= 150, `claim p99 ${fixed(percentile(claimMs, 99))} ms (goal <= 150)`);
+    goal(percentile(initMs, 99) <= 150, `init p99 ${fixed(percentile(initMs, 99))} ms (goal <= 150)`);
+  } finally {
+    await pool.end();
+    await server.stop();
+    server.removeDataDir();
+    await database.drop();
+    await rpc.close();
+  }
+}
+
+/** Every holder of `mint` read with getProgramAccounts (one answer), and paged with getProgramAccountsV2 (10,000 a page). */
+async function measureProgramAccounts(rpc: SolanaRpcStandIn, mint: string): Promise<{ read: string; requests: number; bytes: number; ms: number }[]> {
+  const filters = [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: mint } }];
+  // Only the owner and the amount: bytes 32..72 of each token account.
+  const options = { encoding: 'base64', dataSlice: { offset: 32, length: 40 }, filters };
+  const post = async (method: string, params: unknown[]) => {
+    const response = await fetch(rpc.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const text = await response.text();
+    return { bytes: Buffer.byteLength(text), result: (JSON.parse(text) as { result: unknown }).result };
+  };
+  const rows: { read: string; requests: number; bytes: number; ms: number }[] = [];
+  let started = performance.now();
+  const whole = await post('getProgramAccounts', [TOKEN_PROGRAM, options]);
+  rows.push({
+    read: `getProgramAccounts by mint, one answer (${(whole.result as unknown[]).length} accounts)`,
+    requests: 1,
+    bytes: whole.bytes,
+    ms: performance.now() - started,
+  });
+  started = performance.now();
+  let paginationKey: string | null = null;
+  let requests = 0;
+  let bytes = 0;
+  let accounts = 0;
+  do {
+    const page = await post('getProgramAccountsV2', [TOKEN_PROGRAM, { ...options, limit: 10_000, ...(paginationKey ? { paginationKey } : {}) }]);
+    const result = page.result as { accounts: unknown[]; paginationKey: string | null };
+    requests++;
+    bytes += page.bytes;
+    accounts += result.accounts.length;
+    paginationKey = result.paginationKey;
+  } while (paginationKey);
+  rows.push({ read: `getProgramAccountsV2 by mint, pages of 10,000 (${accounts} accounts)`, requests, bytes, ms: performance.now() - started });
+  return rows;
+}
+
 async function main(): Promise<void> {
   if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
     throw new Error('no production build: run `npm run build` first');
   }
   if (GATED) return benchGated();
   if (PROGRAMS) return benchPrograms();
+  if (RECHECK) return benchRecheck();
   const runs = [await benchDatabase('embedded (PGlite)')];
   const databaseUrl = loadConfig(process.env).databaseUrl;
   if (databaseUrl) runs.push(await benchDatabase('PostgreSQL', databaseUrl));

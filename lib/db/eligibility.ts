@@ -10,8 +10,15 @@ export type RoundRecord = {
   checked: number;
   voided: number;
   restored: number;
+  /** Passes the round set out to check, counted when it started: `checked` of `total` is its progress. */
+  total: number;
+  /** RPC requests the round has sent so far. */
+  requests: number;
   error: string | null;
 };
+
+/** What a round has done so far (written after each page, and when it ends). */
+export type RoundCounts = { checked: number; voided: number; restored: number; requests: number; error: string | null };
 
 /**
  * Takes the lease for `holder` when no instance holds it and no round began within
@@ -44,28 +51,36 @@ export async function releaseRecheckLease(db: Queryable, holder: string): Promis
   await db.query(`update eligibility_lease set holder = null, lease_until = now() where id = 1 and holder = $1`, [holder]);
 }
 
-export async function startRound(db: Queryable): Promise<number> {
-  const rows = await db.query<{ id: number | string }>(`insert into eligibility_rounds (started_at) values (now()) returning id`);
+export async function startRound(db: Queryable, total: number): Promise<number> {
+  const rows = await db.query<{ id: number | string }>(`insert into eligibility_rounds (started_at, total) values (now(), $1) returning id`, [total]);
   return Number(onlyRow(rows, 'startRound').id);
 }
 
-export async function finishRound(
-  db: Queryable,
-  id: number,
-  counts: { checked: number; voided: number; restored: number; error: string | null },
-): Promise<void> {
-  await db.query(`update eligibility_rounds set finished_at = now(), checked = $2, voided = $3, restored = $4, error = $5 where id = $1`, [
+/** The round's progress so far, while it runs: what the operator endpoint shows of a round under way. */
+export async function recordRoundProgress(db: Queryable, id: number, counts: RoundCounts): Promise<void> {
+  await db.query(`update eligibility_rounds set checked = $2, voided = $3, restored = $4, requests = $5 where id = $1 and finished_at is null`, [
     id,
     counts.checked,
     counts.voided,
     counts.restored,
+    counts.requests,
+  ]);
+}
+
+export async function finishRound(db: Queryable, id: number, counts: RoundCounts): Promise<void> {
+  await db.query(`update eligibility_rounds set finished_at = now(), checked = $2, voided = $3, restored = $4, requests = $5, error = $6 where id = $1`, [
+    id,
+    counts.checked,
+    counts.voided,
+    counts.restored,
+    counts.requests,
     counts.error,
   ]);
 }
 
 export async function lastRound(db: Queryable): Promise<RoundRecord | undefined> {
   const [row] = await db.query<RoundRecord & { id: number | string; startedAt: Date | string; finishedAt: Date | string | null }>(
-    `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, error
+    `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, total, requests, error
      from eligibility_rounds order by started_at desc, id desc limit 1`,
   );
   return row && { ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: asOptionalDate(row.finishedAt) };
@@ -73,7 +88,8 @@ export async function lastRound(db: Queryable): Promise<RoundRecord | undefined>
 
 export async function allRounds(db: Queryable): Promise<RoundRecord[]> {
   const rows = await db.query<RoundRecord & { id: number | string; startedAt: Date | string; finishedAt: Date | string | null }>(
-    `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, error from eligibility_rounds order by id`,
+    `select id, started_at as "startedAt", finished_at as "finishedAt", checked, voided, restored, total, requests, error
+     from eligibility_rounds order by id`,
   );
   return rows.map((row) => ({ ...row, id: Number(row.id), startedAt: asDate(row.startedAt), finishedAt: asOptionalDate(row.finishedAt) }));
 }

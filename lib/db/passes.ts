@@ -460,3 +460,12 @@ export async function passesToRecheck(db: Queryable, program: string, afterPubli
     [program, afterPublicKey, limit, voidReason],
   );
 }
+
+/** How many of one program's passes a round checks (active, or voided as `voidReason`): the round's total. */
+export async function countPassesToRecheck(db: Queryable, program: string, voidReason: string): Promise<number> {
+  const [row] = await db.query<{ n: number | string }>(
+    `select count(*)::int as n from passes where program = $1 and (status = 'active' or (status = 'voided' and void_reason = $2))`,
+    [program, voidReason],
+  );
+  return Number(row?.n ?? 0);
+}

@@ -263,6 +263,10 @@ export const eligibilityRounds = pgTable(
     checked: integer('checked').notNull().default(0),
     voided: integer('voided').notNull().default(0),
     restored: integer('restored').notNull().default(0),
+    /** Passes the round set out to check (every program with a policy), counted when it started. */
+    total: integer('total').notNull().default(0),
+    /** RPC requests the round sent (retries included). */
+    requests: integer('requests').notNull().default(0),
     /** Why the round stopped early (the RPC did not answer); null when it finished. */
     error: text('error'),
   },

@@ -9,17 +9,23 @@ import {
   type Address,
   address,
   createSolanaRpcFromTransport,
+  getAddressDecoder,
   getAddressEncoder,
   getBase64Encoder,
   getProgramDerivedAddress,
+  getStructDecoder,
+  getU64Decoder,
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
 } from '@solana/kit';
+import { RpcBudget, type RpcLane } from './rpc-budget';
 import { createBoundedRpcTransport, RpcAnswerTooLarge } from './rpc-transport';
 
 export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
 export const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 export const TOKEN_METADATA_PROGRAM = address('metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s');
+export const ASSOCIATED_TOKEN_PROGRAM = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
 
 /** getMultipleAccounts takes at most 100 addresses per call (the RPC's documented limit). */
 export const MAX_ACCOUNTS_PER_CALL = 100;
@@ -32,14 +38,26 @@ export class ChainUnavailable extends Error {
   }
 }
 
-/** One check's deadline: every RPC call (and retry) made for it must finish before it. */
-export type Deadline = { signal: AbortSignal; at: number };
+/** Requests sent for one piece of work (a re-check round), by method: what the round reports. */
+export type RequestTally = { requests: number; byMethod: Record<string, number> };
 
-export function deadlineIn(ms: number): Deadline {
+export function newTally(): RequestTally {
+  return { requests: 0, byMethod: {} };
+}
+
+/**
+ * One check's deadline: every RPC call (and retry) made for it must finish before it, its turn in
+ * the RPC budget included. `lane` says who waits for that turn (claims go first); `tally` counts
+ * the requests sent under it.
+ */
+export type Deadline = { signal: AbortSignal; at: number; lane: RpcLane; tally?: RequestTally };
+
+export function deadlineIn(ms: number, lane: RpcLane = 'claim', tally?: RequestTally): Deadline {
+  ms = Math.ceil(ms);
   const signal = AbortSignal.timeout(ms);
   // A round's many concurrent requests all listen to one deadline: not a leak.
   setMaxListeners(0, signal);
-  return { signal, at: Date.now() + ms };
+  return { signal, at: Date.now() + ms, lane, tally };
 }
 
 export type ChainReader = {
@@ -49,13 +67,24 @@ export type ChainReader = {
   nftMints(owner: string, deadline: Deadline): Promise<string[]>;
   /** For each mint, the collection its Metaplex metadata names and has verified (absent: none). */
   verifiedCollections(mints: string[], deadline: Deadline): Promise<Map<string, string>>;
+  /** The token program that owns `mint` (Token or Token-2022); null when there is no such mint. One getAccountInfo. */
+  mintProgram(mint: string, deadline: Deadline): Promise<Address | null>;
+  /**
+   * Each owner's balance of `mint` in its associated token account under `program` (0 when it has
+   * none): a lower bound of its balance, read 100 accounts per getMultipleAccounts call.
+   */
+  associatedBalances(owners: string[], mint: string, program: Address, deadline: Deadline): Promise<Map<string, bigint>>;
   /** RPC requests sent so far (retries count): what the benchmark reports per claim. */
   readonly calls: number;
+  /** The instance's one RPC budget: every request above waits for its turn in it. */
+  readonly budget: RpcBudget;
 };
 
 /** Attempts per RPC call: the first and up to two retries, as long as the deadline allows. */
 const ATTEMPTS = 3;
 const RETRY_PAUSE_MS = [100, 300];
+/** After a 429 without Retry-After: wait this long, doubling each time (at most 4 s), while the deadline allows. */
+const THROTTLED_BACKOFF_MS = 500;
 
 /** An answer that is not what the RPC's documentation says the method returns. */
 class MalformedAnswer extends Error {
@@ -86,28 +115,52 @@ function parsedTokenAccounts(answer: unknown): ParsedTokenAccount[] {
   });
 }
 
-export function createChainReader(url: string, options: { maxBytes: number }): ChainReader {
+export function createChainReader(url: string, options: { maxBytes: number; rps: number }): ChainReader {
   const rpc = createSolanaRpcFromTransport(createBoundedRpcTransport({ url, maxBytes: options.maxBytes }));
+  const budget = new RpcBudget(options.rps);
   let calls = 0;
 
   /**
-   * One RPC call with a bounded retry: a network error, an HTTP error (429, 5xx) or a JSON-RPC
-   * server error is tried again after a short pause while the deadline leaves time; the abort
-   * signal ends a hanging request at the deadline. An invalid-params answer is not retried.
+   * One RPC call, its turn taken in the instance's budget first (claims before rounds), with a
+   * bounded retry: a network error, an HTTP error (5xx) or a JSON-RPC server error is tried again
+   * after a short pause while the deadline leaves time; the abort signal ends a hanging request
+   * (or a wait for a turn) at the deadline. An invalid-params answer is not retried. A 429 holds
+   * the whole budget for its Retry-After (else a growing back-off) and is tried again as long as
+   * the deadline allows: at the deadline it is an outage (503), never a "no".
    */
-  async function call<T>(send: (signal: AbortSignal) => Promise<T>, deadline: Deadline): Promise<T> {
+  async function call<T>(method: string, send: (signal: AbortSignal) => Promise<T>, deadline: Deadline): Promise<T> {
     let last: unknown;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (deadline.signal.aborted) break;
+    let failures = 0;
+    let throttled = 0;
+    while (!deadline.signal.aborted) {
+      try {
+        await budget.take(deadline.lane, deadline.signal);
+      } catch (error) {
+        last ??= error;
+        break;
+      }
       calls++;
+      if (deadline.tally) {
+        deadline.tally.requests++;
+        deadline.tally.byMethod[method] = (deadline.tally.byMethod[method] ?? 0) + 1;
+      }
       try {
         return await send(deadline.signal);
       } catch (error) {
         last = error;
         // Invalid params, and an answer past the size bound, would come back the same.
         if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) || error instanceof RpcAnswerTooLarge || deadline.signal.aborted) break;
-        const pause = RETRY_PAUSE_MS[attempt] ?? 0;
-        if (attempt + 1 >= ATTEMPTS || Date.now() + pause >= deadline.at) break;
+        const retryAfter = tooManyRequests(error);
+        if (retryAfter !== undefined) {
+          const wait = retryAfter ?? Math.min(4000, THROTTLED_BACKOFF_MS * 2 ** throttled);
+          throttled++;
+          budget.hold(wait);
+          if (Date.now() + wait >= deadline.at) break;
+          continue;
+        }
+        const pause = RETRY_PAUSE_MS[failures] ?? 0;
+        failures++;
+        if (failures >= ATTEMPTS || Date.now() + pause >= deadline.at) break;
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
@@ -124,11 +177,13 @@ export function createChainReader(url: string, options: { maxBytes: number }): C
     get calls() {
       return calls;
     },
+    budget,
 
     async tokenBalance(owner, mint, deadline) {
       // With a mint filter the node searches the program that owns the mint, Token or Token-2022
       // (a mint lives under exactly one), so one call covers both programs.
       const answer = await call(
+        'getTokenAccountsByOwner',
         (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { mint: address(mint) }, { encoding: 'jsonParsed' }).send({ abortSignal }),
         deadline,
       ).then(
@@ -155,7 +210,11 @@ export function createChainReader(url: string, options: { maxBytes: number }): C
       try {
         const perProgram = await Promise.all(
           [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((programId) =>
-            call((abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { programId }, { encoding: 'jsonParsed' }).send({ abortSignal }), deadline),
+            call(
+              'getTokenAccountsByOwner',
+              (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { programId }, { encoding: 'jsonParsed' }).send({ abortSignal }),
+              deadline,
+            ),
           ),
         );
         const mints = new Set<string>();
@@ -180,7 +239,7 @@ export function createChainReader(url: string, options: { maxBytes: number }): C
         batches.push(
           (async () => {
             const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batchPdas, { encoding: 'base64' }).send({ abortSignal });
-            const answer = await call(send, deadline).catch(unavailable);
+            const answer = await call('getMultipleAccounts', send, deadline).catch(unavailable);
             const accounts = (answer as { value?: unknown } | null)?.value;
             if (!Array.isArray(accounts) || accounts.length !== batchPdas.length) {
               throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'not one account (or null) per address asked'));
@@ -200,7 +259,96 @@ export function createChainReader(url: string, options: { maxBytes: number }): C
       await Promise.all(batches);
       return found;
     },
+
+    async mintProgram(mint, deadline) {
+      const answer = await call(
+        'getAccountInfo',
+        (abortSignal) => rpc.getAccountInfo(address(mint), { encoding: 'base64', dataSlice: { offset: 0, length: 0 } }).send({ abortSignal }),
+        deadline,
+      ).catch(unavailable);
+      const value = (answer as { value?: unknown } | null)?.value;
+      if (value === undefined) throw new ChainUnavailable(new MalformedAnswer('getAccountInfo', 'no value'));
+      const owner = (value as { owner?: unknown } | null)?.owner;
+      return owner === TOKEN_PROGRAM || owner === TOKEN_2022_PROGRAM ? (owner as Address) : null;
+    },
+
+    async associatedBalances(owners, mint, program, deadline) {
+      const balances = new Map<string, bigint>();
+      // One after another, not all at once: each derivation's curve check is ~0.5 ms of synchronous
+      // JavaScript, and 100 of them back to back would hold the event loop (and the claims) for 50 ms.
+      const atas: Address[] = [];
+      for (const owner of owners) atas.push(await associatedTokenAddress(address(owner), address(mint), program));
+      const batches: Promise<void>[] = [];
+      for (let start = 0; start < owners.length; start += MAX_ACCOUNTS_PER_CALL) {
+        const batchOwners = owners.slice(start, start + MAX_ACCOUNTS_PER_CALL);
+        const batchAtas = atas.slice(start, start + MAX_ACCOUNTS_PER_CALL);
+        batches.push(
+          (async () => {
+            const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batchAtas, { encoding: 'base64' }).send({ abortSignal });
+            const answer = await call('getMultipleAccounts', send, deadline).catch(unavailable);
+            const accounts = (answer as { value?: unknown } | null)?.value;
+            if (!Array.isArray(accounts) || accounts.length !== batchAtas.length) {
+              throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'not one account (or null) per address asked'));
+            }
+            batchOwners.forEach((owner, index) => {
+              const account = accounts[index] as { owner?: unknown; data?: unknown } | null;
+              balances.set(owner, account ? associatedAmount(account, owner, mint, program) : 0n);
+            });
+          })(),
+        );
+      }
+      await Promise.all(batches);
+      return balances;
+    },
   };
+}
+
+/** The start of an SPL token account, the same under Token and Token-2022: mint, owner, amount (u64). */
+const tokenAccountHead = getStructDecoder([
+  ['mint', getAddressDecoder()],
+  ['owner', getAddressDecoder()],
+  ['amount', getU64Decoder()],
+]);
+/** A token account is 165 bytes; a Token-2022 one with extensions is longer and says "account" (2) at byte 165. */
+const TOKEN_ACCOUNT_SIZE = 165;
+
+/**
+ * The amount an associated token account holds of `mint` for `owner`: 0 unless it is a token
+ * account of `program` naming that mint and owner (anything else at that address holds none of
+ * it). Data that is not base64 is a malformed answer.
+ */
+function associatedAmount(account: { owner?: unknown; data?: unknown }, owner: string, mint: string, program: Address): bigint {
+  const data = Array.isArray(account.data) ? account.data[0] : undefined;
+  if (typeof data !== 'string') throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
+  if (account.owner !== program) return 0n;
+  const bytes = getBase64Encoder().encode(data) as Uint8Array;
+  if (bytes.length < TOKEN_ACCOUNT_SIZE || (bytes.length > TOKEN_ACCOUNT_SIZE && bytes[TOKEN_ACCOUNT_SIZE] !== 2)) return 0n;
+  const head = tokenAccountHead.decode(bytes);
+  return head.mint === mint && head.owner === owner ? head.amount : 0n;
+}
+
+/** The associated token account of `owner` for `mint` under `program`: the PDA of [owner, program, mint] of the ATA program. */
+export async function associatedTokenAddress(owner: Address, mint: Address, program: Address): Promise<Address> {
+  const encoder = getAddressEncoder();
+  const [pda] = await getProgramDerivedAddress({
+    programAddress: ASSOCIATED_TOKEN_PROGRAM,
+    seeds: [encoder.encode(owner), encoder.encode(program), encoder.encode(mint)],
+  });
+  return pda;
+}
+
+/**
+ * undefined: not a 429. Otherwise how long the provider asked us to wait, in ms (Retry-After in
+ * seconds or as an HTTP date), or null when it did not say.
+ */
+function tooManyRequests(error: unknown): number | null | undefined {
+  if (!isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR) || error.context.statusCode !== 429) return undefined;
+  const headers = error.context.headers as Headers | undefined;
+  const value = typeof headers?.get === 'function' ? headers.get('retry-after') : null;
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
 /**

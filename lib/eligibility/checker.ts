@@ -2,10 +2,18 @@
 // (chain.ts), with the missing requirement said in plain words, a short cache of positive answers
 // for the claim path, and a batched form for the re-check rounds.
 
-import { type ChainReader, ChainUnavailable, type Deadline, deadlineIn } from './chain';
+import type { Address } from '@solana/kit';
+import { type ChainReader, ChainUnavailable, type Deadline, deadlineIn, newTally, type RequestTally } from './chain';
 import type { ClaimRule } from './policy';
 
 export type Verdict = { eligible: true } | { eligible: false; missing: string };
+
+/** What one re-check round shares across its pages: the requests it sent, and each mint's program, found once. */
+export type RoundReads = { tally: RequestTally; mintPrograms: Map<string, Promise<Address | null>> };
+
+export function newRoundReads(): RoundReads {
+  return { tally: newTally(), mintPrograms: new Map() };
+}
 
 /** Wallets whose positive answers are kept at most (oldest dropped first): bounds the memory an init flood can take. */
 const CACHE_LIMIT = 50_000;
@@ -44,14 +52,25 @@ export class EligibilityChecker {
   }
 
   /**
-   * Fresh verdicts for many wallets (never from the cache), for a re-check round. NFT holdings are
-   * read first for every wallet, then the metadata of all their NFTs together, at most 100 accounts
-   * per getMultipleAccounts call. Throws ChainUnavailable if any read fails: a round decides
-   * nothing on partial answers.
+   * Fresh verdicts for many wallets (never from the cache), for a re-check round, its requests
+   * waiting behind the claim path's in the RPC budget and counted in `tally`. Token balances are
+   * read from the wallets' associated token accounts first (the mint's program found once, 100
+   * accounts per getMultipleAccounts call); only a wallet short of a rule's amount there gets a
+   * getTokenAccountsByOwner call (it may hold the tokens in other accounts). NFT holdings are read
+   * per wallet, then the metadata of all their NFTs together, at most 100 accounts per call.
+   * Throws ChainUnavailable if any read fails: a round decides nothing on partial answers.
    */
-  async checkMany(wallets: string[]): Promise<Map<string, Verdict>> {
-    const facts = new Facts(this.chain, deadlineIn(this.options.timeoutMs * Math.max(1, Math.ceil(wallets.length / BATCH_CONCURRENCY))));
-    if (hasRule(this.policy, 'collection')) {
+  async checkMany(wallets: string[], round: RoundReads = newRoundReads()): Promise<Map<string, Verdict>> {
+    const mints = tokenMints(this.policy);
+    const collections = hasRule(this.policy, 'collection');
+    // Each check's own deadline per 16 wallets, plus the time the budget may pace this page's
+    // requests over, twice (a round checks two pages at a time: recheck.ts).
+    const requests = 1 + mints.size * (1 + wallets.length) + (collections ? 2 * wallets.length + Math.ceil(wallets.length / 10) : 0);
+    const pacing = 2 * (this.chain?.budget.intervalMs ?? 0) * requests;
+    const deadline = deadlineIn(this.options.timeoutMs * Math.max(1, Math.ceil(wallets.length / BATCH_CONCURRENCY)) + pacing, 'round', round.tally);
+    const facts = new Facts(this.chain, deadline, round.mintPrograms);
+    await Promise.all([...mints].map((mint) => facts.prefetchAssociatedBalances(wallets, mint)));
+    if (collections) {
       await pool(wallets, BATCH_CONCURRENCY, (wallet) => facts.nftMints(wallet));
       await facts.prefetchCollections();
     }
@@ -89,7 +108,7 @@ async function unmet(rule: ClaimRule, wallet: string, facts: Facts): Promise<str
     case 'allow':
       return rule.addresses.has(wallet) ? undefined : 'be on the list of wallets invited to claim';
     case 'token': {
-      const balance = await facts.tokenBalance(wallet, rule.mint);
+      const balance = await facts.tokenBalance(wallet, rule.mint, rule.minAmount);
       if (balance >= rule.minAmount) return undefined;
       return `hold at least ${rule.minAmount} base units of the token ${rule.mint} (it holds ${balance})`;
     }
@@ -105,8 +124,10 @@ async function unmet(rule: ClaimRule, wallet: string, facts: Facts): Promise<str
       return missing.length === 0 ? undefined : missing.join(', and ');
     }
     case 'any': {
-      // Rules that read nothing from the chain first: an invited wallet costs no RPC call.
-      const ordered = [...rule.rules].sort((a, b) => Number(readsChain(a)) - Number(readsChain(b)));
+      // Rules that read nothing from the chain first (an invited wallet costs no RPC call), then
+      // those already settled by what was read (a round's associated accounts), then the rest.
+      const cost = (part: ClaimRule) => (!readsChain(part) ? 0 : facts.settled(part, wallet) ? 1 : 2);
+      const ordered = [...rule.rules].sort((a, b) => cost(a) - cost(b));
       const missing: string[] = [];
       for (const part of ordered) {
         const reason = await unmet(part, wallet, facts);
@@ -121,12 +142,15 @@ async function unmet(rule: ClaimRule, wallet: string, facts: Facts): Promise<str
 /** What has been read from the chain for one check (or one round), each fact read once. */
 class Facts {
   private readonly balances = new Map<string, Promise<bigint>>();
+  /** "wallet mint" → its balance in its associated token account: at most its whole balance. */
+  private readonly associated = new Map<string, bigint>();
   private readonly nfts = new Map<string, Promise<string[]>>();
   private readonly collections = new Map<string, string | null>();
 
   constructor(
     private readonly chain: ChainReader | undefined,
     private readonly deadline: Deadline,
+    private readonly mintPrograms = new Map<string, Promise<Address | null>>(),
   ) {}
 
   private reader(): ChainReader {
@@ -134,10 +158,46 @@ class Facts {
     return this.chain;
   }
 
-  tokenBalance(wallet: string, mint: string): Promise<bigint> {
+  /**
+   * For a round: every wallet's balance of `mint` in its associated token account, under the
+   * program that owns the mint (one getAccountInfo per round), 100 accounts per call. A mint that does not
+   * exist has no holders: every balance is 0, with no more reads.
+   */
+  async prefetchAssociatedBalances(wallets: string[], mint: string): Promise<void> {
+    let known = this.mintPrograms.get(mint);
+    if (!known) {
+      known = this.reader().mintProgram(mint, this.deadline);
+      this.mintPrograms.set(mint, known);
+      // A failed read is not kept: the page's failure stops the round anyway.
+      known.catch(() => this.mintPrograms.delete(mint));
+    }
+    const program = await known;
+    if (!program) {
+      for (const wallet of wallets) this.balances.set(`${wallet} ${mint}`, Promise.resolve(0n));
+      return;
+    }
+    const found = await this.reader().associatedBalances(wallets, mint, program, this.deadline);
+    for (const [wallet, amount] of found) this.associated.set(`${wallet} ${mint}`, amount);
+  }
+
+  /** True when `rule` is decided by what was read already, so that evaluating it sends no request. */
+  settled(rule: ClaimRule, wallet: string): boolean {
+    if (rule.kind !== 'token') return !readsChain(rule);
+    const key = `${wallet} ${rule.mint}`;
+    return this.balances.has(key) || (this.associated.get(key) ?? -1n) >= rule.minAmount;
+  }
+
+  /**
+   * The wallet's balance of `mint`, or, when its associated account alone holds at least
+   * `enough`, that account's balance (all a rule needs to know). Otherwise one
+   * getTokenAccountsByOwner call for the sum over all its accounts of that mint.
+   */
+  tokenBalance(wallet: string, mint: string, enough: bigint): Promise<bigint> {
     const key = `${wallet} ${mint}`;
     const known = this.balances.get(key);
     if (known) return known;
+    const associated = this.associated.get(key);
+    if (associated !== undefined && associated >= enough) return Promise.resolve(associated);
     const balance = this.reader().tokenBalance(wallet, mint, this.deadline);
     this.balances.set(key, balance);
     return balance;
@@ -178,6 +238,13 @@ class Facts {
 
 function readsChain(rule: ClaimRule): boolean {
   return rule.kind === 'token' || rule.kind === 'collection' || ((rule.kind === 'all' || rule.kind === 'any') && rule.rules.some(readsChain));
+}
+
+/** The mints of the policy's token rules. */
+function tokenMints(rule: ClaimRule, into = new Set<string>()): Set<string> {
+  if (rule.kind === 'token') into.add(rule.mint);
+  if (rule.kind === 'all' || rule.kind === 'any') for (const part of rule.rules) tokenMints(part, into);
+  return into;
 }
 
 function hasRule(rule: ClaimRule, kind: ClaimRule['kind']): boolean {

@@ -4,19 +4,31 @@
 // wallet no longer qualifies is voided with reason `not_eligible` (voidPass: the change is pushed to
 // its devices and announced by webhook); one voided that way whose wallet qualifies again is
 // restored. An operator's void is never touched. An RPC that fails stops the round: nothing is
-// decided on a missing answer, and the round records why.
+// decided on a missing answer, and the round records why. The round's requests wait behind the
+// claim path's in the instance's RPC budget (rpc-budget.ts); its progress (passes checked of the
+// total counted at its start, requests sent) is written after each page, for the operator endpoint.
 //
 // With several instances on one PostgreSQL, a lease row lets one instance run a round at a time,
 // and no instance starts one within the interval of the last (lib/db/eligibility.ts). One round
 // covers every program, one after another.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
-import { finishRound, lastRound, type RoundRecord, releaseRecheckLease, renewRecheckLease, startRound, takeRecheckLease } from '../db/eligibility';
-import { passesToRecheck } from '../db/passes';
+import {
+  finishRound,
+  lastRound,
+  type RoundCounts,
+  type RoundRecord,
+  recordRoundProgress,
+  releaseRecheckLease,
+  renewRecheckLease,
+  startRound,
+  takeRecheckLease,
+} from '../db/eligibility';
+import { countPassesToRecheck, passesToRecheck, type RecheckPass } from '../db/passes';
 import { programsToRecheck } from '../db/programs';
 import { type LifecycleDeps, restorePass, voidPass } from '../passes/lifecycle';
 import type { ProgramDirectory } from '../programs/programs';
-import { describeRule, type EligibilityChecker, type PolicyDescription, type Verdict } from './checker';
+import { describeRule, type EligibilityChecker, newRoundReads, type PolicyDescription, type RoundReads, type Verdict } from './checker';
 
 /** What a re-check round needs: each program's checker, and what voiding or restoring a pass needs. */
 export type RecheckDeps = LifecycleDeps & {
@@ -38,7 +50,7 @@ export type RoundOutcome = { ran: false } | { ran: true; round: RoundRecord };
 /** This process's instance name in the lease (only for telling holders apart). */
 const INSTANCE = randomUUID();
 
-type Counts = { checked: number; voided: number; restored: number; error: string | null };
+type Counts = RoundCounts;
 
 /**
  * The programs a round checks now, each with its policy's checker, read afresh from the database
@@ -78,13 +90,20 @@ export async function runRecheckRound(
   const interval = Math.max(0, (options.intervalSeconds ?? services.config.eligibilityRecheckSeconds) * 0.9);
   if (!(await takeRecheckLease(db, holder, interval, LEASE_SECONDS))) return { ran: false };
 
-  const id = await startRound(db);
-  const counts: Counts = { checked: 0, voided: 0, restored: 0, error: null };
-  services.log.info({ event: 'eligibility_round_started', round: id, programs: programs.map((program) => program.slug) }, 'eligibility re-check round started');
+  let total = 0;
+  for (const { slug } of programs) total += await countPassesToRecheck(db, slug, NOT_ELIGIBLE);
+  const id = await startRound(db, total);
+  const counts: Counts = { checked: 0, voided: 0, restored: 0, requests: 0, error: null };
+  // The round's requests (each program's), and each mint's program, found once for the whole round.
+  const reads = newRoundReads();
+  services.log.info(
+    { event: 'eligibility_round_started', round: id, programs: programs.map((program) => program.slug), total },
+    'eligibility re-check round started',
+  );
   try {
     for (const { slug, checker } of programs) {
       const before = { ...counts };
-      counts.error = await recheckProgram(services, { id, holder, slug, checker, signal: options.signal }, counts);
+      counts.error = await recheckProgram(services, { id, holder, slug, checker, reads, signal: options.signal }, counts);
       services.log.info(
         {
           event: 'eligibility_program_rechecked',
@@ -93,6 +112,7 @@ export async function runRecheckRound(
           checked: counts.checked - before.checked,
           voided: counts.voided - before.voided,
           restored: counts.restored - before.restored,
+          requests: counts.requests - before.requests,
         },
         'eligibility re-check of a program done',
       );
@@ -102,10 +122,14 @@ export async function runRecheckRound(
     counts.error = `stopped: ${(error as Error).message}`;
     services.log.error({ event: 'eligibility_round_failed', round: id, err: (error as Error).message }, 'eligibility re-check round failed');
   } finally {
+    counts.requests = reads.tally.requests;
     await finishRound(db, id, counts).catch(() => {});
     await releaseRecheckLease(db, holder).catch(() => {});
   }
-  services.log.info({ event: 'eligibility_round_finished', round: id, ...counts }, 'eligibility re-check round finished');
+  services.log.info(
+    { event: 'eligibility_round_finished', round: id, ...counts, total, requestsByMethod: reads.tally.byMethod },
+    'eligibility re-check round finished',
+  );
   const round = await lastRound(db);
   if (!round) throw new Error(`eligibility round ${id} finished but is not in eligibility_rounds`);
   return { ran: true, round };
@@ -117,28 +141,43 @@ export async function runRecheckRound(
  */
 async function recheckProgram(
   services: RecheckDeps,
-  round: { id: number; holder: string; slug: string; checker: Pick<EligibilityChecker, 'checkMany'>; signal?: AbortSignal },
+  round: { id: number; holder: string; slug: string; checker: Pick<EligibilityChecker, 'checkMany'>; reads: RoundReads; signal?: AbortSignal },
   counts: Counts,
 ): Promise<string | null> {
   const db = services.store.sql;
-  let after = '';
-  for (;;) {
-    if (round.signal?.aborted) return 'stopped: the instance is shutting down';
+  type Checked = { page: RecheckPass[]; last: string; verdicts: Promise<Map<string, Verdict>> };
+  // Two pages at a time: the next page is read, and its checks begin (its associated accounts'
+  // addresses derived, its requests queued in the budget), while this one's wait for their turns
+  // and its passes are voided or restored. The budget, not this loop, sets the round's pace.
+  const start = async (after: string): Promise<Checked | null> => {
     const page = await passesToRecheck(db, round.slug, after, RECHECK_PAGE, NOT_ELIGIBLE);
     const last = page.at(-1);
     if (!last) return null;
-    after = last.publicKey;
+    const verdicts = round.checker.checkMany(
+      page.map((pass) => pass.publicKey),
+      round.reads,
+    );
+    // Settled below, or abandoned when the round stops first: never an unhandled rejection.
+    verdicts.catch(() => {});
+    return { page, last: last.publicKey, verdicts };
+  };
+  let current = await start('');
+  while (current) {
+    if (round.signal?.aborted) return 'stopped: the instance is shutting down';
+    const next = start(current.last);
     let verdicts: Map<string, Verdict>;
     try {
-      verdicts = await round.checker.checkMany(page.map((pass) => pass.publicKey));
+      verdicts = await current.verdicts;
     } catch (error) {
+      next.catch(() => {});
+      counts.requests = round.reads.tally.requests;
       services.log.error(
         { event: 'eligibility_round_stopped', round: round.id, program: round.slug, err: (error as Error).message, checked: counts.checked },
         'eligibility re-check stopped: nothing more voided this round',
       );
       return `stopped: ${(error as Error).message}`;
     }
-    for (const pass of page) {
+    for (const pass of current.page) {
       const eligible = verdicts.get(pass.publicKey)?.eligible === true;
       if (pass.status === 'active' && !eligible) {
         if ((await voidPass(services, pass.serialNumber, NOT_ELIGIBLE, { ifActive: true })).changed) counts.voided++;
@@ -147,8 +186,15 @@ async function recheckProgram(
       }
       counts.checked++;
     }
-    if (!(await renewRecheckLease(db, round.holder, LEASE_SECONDS))) return 'stopped: the lease was taken over by another instance';
+    counts.requests = round.reads.tally.requests;
+    await recordRoundProgress(db, round.id, counts);
+    if (!(await renewRecheckLease(db, round.holder, LEASE_SECONDS))) {
+      next.catch(() => {});
+      return 'stopped: the lease was taken over by another instance';
+    }
+    current = await next;
   }
+  return null;
 }
 
 /**

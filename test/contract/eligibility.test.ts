@@ -40,10 +40,14 @@ describe('CLAIM_POLICY', () => {
 
   async function open(policy: unknown, env: Record<string, string> = {}): Promise<TestApp> {
     const config = loadConfig({ ...shared.env, CLAIM_POLICY: JSON.stringify(policy), ...env });
-    shared.services.eligibility = new EligibilityChecker(config.claimPolicy!, createChainReader(config.solanaRpcUrl!, { maxBytes: config.solanaRpcMaxBytes }), {
-      cacheSeconds: config.eligibilityCacheSeconds,
-      timeoutMs: config.solanaRpcTimeoutMs,
-    });
+    shared.services.eligibility = new EligibilityChecker(
+      config.claimPolicy!,
+      createChainReader(config.solanaRpcUrl!, { maxBytes: config.solanaRpcMaxBytes, rps: config.solanaRpcRps }),
+      {
+        cacheSeconds: config.eligibilityCacheSeconds,
+        timeoutMs: config.solanaRpcTimeoutMs,
+      },
+    );
     return shared;
   }
 

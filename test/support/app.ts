@@ -39,6 +39,8 @@ export class TestApp {
     const baseEnv = {
       DATA_DIR: dataDir,
       RATE_LIMIT_PER_MINUTE: '0',
+      // The RPC budget wide open (the local stand-in has no limit); its own tests set SOLANA_RPC_RPS.
+      SOLANA_RPC_RPS: '1000',
       LOG_LEVEL: 'silent',
       ...(database ? { DATABASE_URL: database.url } : {}),
     };

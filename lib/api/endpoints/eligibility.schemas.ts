@@ -30,7 +30,11 @@ export const eligibilityStatusSchema = z
         id: z.number().int(),
         startedAt: z.string(),
         finishedAt: z.string().nullable().meta({ description: 'Null while the round is under way.' }),
-        checked: z.number().int().meta({ description: 'Passes checked (active, and voided as not_eligible), of every program with a policy.' }),
+        checked: z.number().int().meta({
+          description: 'Passes checked so far (active, and voided as not_eligible), of every program with a policy; while the round runs, its progress.',
+        }),
+        total: z.number().int().meta({ description: 'Passes the round set out to check, counted when it started: `checked` of `total` is its progress.' }),
+        requests: z.number().int().meta({ description: 'Solana RPC requests the round has sent so far (retries included), within SOLANA_RPC_RPS.' }),
         voided: z.number().int().meta({ description: 'Passes voided with reason not_eligible.' }),
         restored: z.number().int().meta({ description: 'Passes voided as not_eligible earlier and restored now.' }),
         error: z.string().nullable().meta({ description: 'Why the round stopped early (the Solana RPC did not answer); null when it went through.' }),

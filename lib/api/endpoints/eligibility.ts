@@ -12,8 +12,9 @@ export const ELIGIBILITY_ENDPOINTS: readonly Endpoint[] = [
     summary: 'Claim policy and re-checks',
     description:
       'The claim policy (CLAIM_POLICY) as rules, each allowlist given only as how many addresses it holds, ' +
-      'and the last re-check round: when it ran, how many passes it checked, voided (reason ' +
-      '`not_eligible`) and restored, and why it stopped if the Solana RPC did not answer. A round covers the ' +
+      'and the last re-check round: when it ran, how many passes it checked of how many (its progress while it ' +
+      'runs), voided (reason `not_eligible`) and restored, how many RPC requests it sent, and why it stopped if ' +
+      'the Solana RPC did not answer. A round covers the ' +
       'passes of every program with a policy (the default program: CLAIM_POLICY). Re-checks run ' +
       'every ELIGIBILITY_RECHECK_SECONDS on one instance at a time.',
     auth: 'operator',

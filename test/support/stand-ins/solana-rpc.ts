@@ -22,10 +22,24 @@
 //   uiAmount, uiAmountString}}}, space}` (other accounts fall back to base64). `rentEpoch` of a
 //   rent-exempt account is u64::MAX, written as a bare JSON number as validators do.
 //
+// - `getProgramAccounts(program, {encoding, dataSlice, filters: [{dataSize}, {memcmp: {offset, bytes}}]})`
+//   → `[{pubkey, account}]` (filters on the mint at offset 0 or the owner at offset 32 of token
+//   accounts); Helius's paged `getProgramAccountsV2(program, {…, limit ≤ 10,000, paginationKey})` →
+//   `{accounts, paginationKey}` (null after the last page).
+//
 // Stand-in controls: `outage = 'refuse' | 'hang' | 'http503'` (connections reset, requests never
 // answered, or HTTP 503), `delayMs` (every answer waits this long), `calls` (each method called),
 // `rewrite` (each answer, as JSON, passes through it before it is sent: a malformed or oversized
-// answer), `drip` (the answer's bytes trickle out a few at a time).
+// answer), `drip` (the answer's bytes trickle out a few at a time). Like a provider's rate limit:
+// `limit = {perSecond, retryAfterSeconds}` answers HTTP 429 (with Retry-After when given) to a
+// request past `perSecond` answered in any one-second window, and `tooMany(n, retryAfterSeconds)`
+// answers the next n requests 429; `arrivals` records when each request came (performance.now(),
+// method, first parameter) and `throttled` how many got a 429.
+//
+// Token accounts made through this stand-in (transactions, or bytes written with the official
+// codec by `putTokenAccount`, for the 100,000 holders of the benchmark) are indexed by owner and
+// mint, so that reads by owner or mint do not scan every account; each answer is read from the
+// account's bytes in litesvm as it is now.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getMetadataAccountDataSerializer, Key, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
@@ -50,12 +64,14 @@ import {
 } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import {
+  findAssociatedTokenPda,
   getBurnInstruction,
   getInitializeAccount3Instruction,
   getInitializeMint2Instruction,
   getMintDecoder,
   getMintToInstruction,
   getTokenDecoder,
+  getTokenEncoder,
   getTransferInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
@@ -71,6 +87,9 @@ const U64_MAX_TEXT = '18446744073709551615';
 const RENT_EPOCH_MARK = '"__rent_epoch_u64_max__"';
 
 type Outage = 'refuse' | 'hang' | 'http503' | null;
+
+/** One request as it arrived: when (performance.now()), the method (the first of a batch), and its first parameter. */
+export type Arrival = { at: number; method: string; first: unknown; throttled: boolean };
 
 class RpcError extends Error {
   constructor(
@@ -93,6 +112,20 @@ export class SolanaRpcStandIn {
   rewrite: ((answer: unknown, method: string) => unknown) | null = null;
   /** Sends each answer `bytes` at a time, one chunk every `everyMs` (chunked, no Content-Length). */
   drip: { bytes: number; everyMs: number } | null = null;
+  /** A provider's rate limit: past `perSecond` requests answered in any one-second window, HTTP 429. */
+  limit: { perSecond: number; retryAfterSeconds?: number } | null = null;
+  /** Every request, as it arrived. */
+  readonly arrivals: Arrival[] = [];
+  /** Requests answered 429. */
+  throttled = 0;
+  /** Bytes of JSON answered (200s). */
+  answeredBytes = 0;
+  private tooManyLeft = 0;
+  private tooManyRetryAfter: number | undefined;
+  /** Arrival times of the requests answered (not 429) within the last second. */
+  private readonly recent: number[] = [];
+  private readonly byOwner = new Map<string, Set<Address>>();
+  private readonly byMint = new Map<string, Set<Address>>();
   private readonly sockets = new Set<Socket>();
   private payer!: KeyPairSigner;
 
@@ -121,6 +154,27 @@ export class SolanaRpcStandIn {
   /** How many calls of `method` (or of all methods) were answered or attempted so far. */
   count(method?: string): number {
     return method ? this.calls.filter((call) => call === method).length : this.calls.length;
+  }
+
+  /** Answers the next `count` requests with HTTP 429 (and Retry-After, when given). */
+  tooMany(count: number, retryAfterSeconds?: number): void {
+    this.tooManyLeft = count;
+    this.tooManyRetryAfter = retryAfterSeconds;
+  }
+
+  /** The most requests answered (not 429) in any one-second window of `arrivals` (from index `from`). */
+  busiestSecond(from = 0): number {
+    const times = this.arrivals
+      .slice(from)
+      .filter((arrival) => !arrival.throttled)
+      .map((arrival) => arrival.at);
+    let most = 0;
+    let start = 0;
+    for (let end = 0; end < times.length; end++) {
+      while (times[end]! - times[start]! >= 1000) start++;
+      most = Math.max(most, end - start + 1);
+    }
+    return most;
   }
 
   async close(): Promise<void> {
@@ -164,7 +218,60 @@ export class SolanaRpcStandIn {
     if (amount > 0n)
       instructions.push(getMintToInstruction({ mint: address(mint), token: account.address, mintAuthority: this.payer, amount }, { programAddress }));
     await this.send(instructions);
+    this.index(account.address, address(mint), address(owner));
     return account.address;
+  }
+
+  /** The associated token account of `owner` for `mint` (the ATA program's address, under the mint's program). */
+  async associatedAddress(mint: Address | string, owner: Address | string): Promise<Address> {
+    const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: this.programOfMint(address(mint)) });
+    return ata;
+  }
+
+  /**
+   * Writes a token account's bytes as the Token programs lay them out (the official codec,
+   * `getTokenEncoder`), owned by the mint's program: many holders at once, where a transaction
+   * each would take minutes. `at` defaults to the owner's associated token account.
+   */
+  async putTokenAccount(mint: Address | string, owner: Address | string, amount: bigint, at?: Address): Promise<Address> {
+    const where = at ?? (await this.associatedAddress(mint, owner));
+    const data = getTokenEncoder().encode({
+      mint: address(mint),
+      owner: address(owner),
+      amount,
+      delegate: none(),
+      state: 1, // initialized
+      isNative: none(),
+      delegatedAmount: 0n,
+      closeAuthority: none(),
+    }) as Uint8Array;
+    this.svm.setAccount({
+      address: where,
+      data,
+      executable: false,
+      lamports: lamports(this.rentExempt),
+      programAddress: this.programOfMint(address(mint)),
+      space: BigInt(data.length),
+    });
+    this.index(where, address(mint), address(owner));
+    return where;
+  }
+
+  private rentExemptCache: bigint | undefined;
+  private get rentExempt(): bigint {
+    this.rentExemptCache ??= this.svm.minimumBalanceForRentExemption(ACCOUNT_SIZE);
+    return this.rentExemptCache;
+  }
+
+  private index(account: Address, mint: Address, owner: Address): void {
+    for (const [map, key] of [
+      [this.byOwner, owner],
+      [this.byMint, mint],
+    ] as const) {
+      const set = map.get(key) ?? new Set<Address>();
+      map.set(key, set);
+      set.add(account);
+    }
   }
 
   /** Moves `amount` out of `from` (signed by its owner, a 64-byte secret key as tweetnacl holds it) into a new account of `to`. */
@@ -256,9 +363,19 @@ export class SolanaRpcStandIn {
   // --- JSON-RPC --------------------------------------------------------------------------------
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const arrivedAt = performance.now();
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     this.requests++;
+    const throttle = this.throttle(arrivedAt);
+    this.arrivals.push({ at: arrivedAt, ...describeCall(Buffer.concat(chunks)), throttled: throttle !== null });
+    if (throttle) {
+      this.throttled++;
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (throttle.retryAfter !== undefined) headers['retry-after'] = String(throttle.retryAfter);
+      response.writeHead(429, headers).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: 429, message: 'Too many requests' } }));
+      return;
+    }
     if (this.outage === 'hang') return; // never answered; the socket is destroyed at close()
     if (this.outage === 'refuse') return void request.socket.destroy();
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
@@ -281,8 +398,21 @@ export class SolanaRpcStandIn {
     this.reply(response, this.rewrite ? this.rewrite(answer, method) : answer);
   }
 
+  /** Whether this request gets a 429 (and its Retry-After), as a provider's limit would answer; null: it is answered. */
+  private throttle(at: number): { retryAfter?: number } | null {
+    if (this.tooManyLeft > 0) {
+      this.tooManyLeft--;
+      return { retryAfter: this.tooManyRetryAfter };
+    }
+    while (this.recent.length > 0 && at - this.recent[0]! >= 1000) this.recent.shift();
+    if (this.limit && this.recent.length >= this.limit.perSecond) return { retryAfter: this.limit.retryAfterSeconds };
+    this.recent.push(at);
+    return null;
+  }
+
   private reply(response: http.ServerResponse, answer: unknown): void {
     const text = JSON.stringify(answer).replaceAll(RENT_EPOCH_MARK, U64_MAX_TEXT);
+    this.answeredBytes += Buffer.byteLength(text);
     if (!this.drip) {
       response.writeHead(200, { 'content-type': 'application/json' }).end(text);
       return;
@@ -317,7 +447,7 @@ export class SolanaRpcStandIn {
 
   private dispatch(method: string, params: unknown[]): unknown {
     const context = { slot: Number(this.svm.getClock().slot), apiVersion: '2.2.0' };
-    const config = (params[method === 'getTokenAccountsByOwner' ? 2 : 1] ?? {}) as { encoding?: string };
+    const config = (params[method === 'getTokenAccountsByOwner' ? 2 : 1] ?? {}) as { encoding?: string; dataSlice?: { offset: number; length: number } };
     const encoding = config.encoding ?? 'base64';
     if (!['base64', 'jsonParsed'].includes(encoding)) throw new RpcError(-32602, `Invalid params: unsupported encoding ${encoding} in this stand-in`);
     switch (method) {
@@ -345,23 +475,76 @@ export class SolanaRpcStandIn {
         } else {
           throw new RpcError(-32602, 'Invalid params: expected {mint} or {programId}');
         }
-        const ownerBytes = getAddressEncoder().encode(owner) as Uint8Array;
-        const mintBytes = mint && (getAddressEncoder().encode(mint) as Uint8Array);
-        const value = this.svm
-          .getProgramAccounts(program)
-          .filter(({ data }) => data.length >= Number(ACCOUNT_SIZE) && (data.length === Number(ACCOUNT_SIZE) || data[Number(ACCOUNT_SIZE)] === 2))
-          .filter(({ data }) => sameBytes(data.subarray(32, 64), ownerBytes) && (!mintBytes || sameBytes(data.subarray(0, 32), mintBytes)))
-          .map((account) => ({ pubkey: account.address, account: this.accountJson(account.address, encoding)! }));
+        const value = this.tokenAccounts(program, { owner, mint }).map((where) => ({ pubkey: where, account: this.accountJson(where, encoding)! }));
         return { context, value };
+      }
+      case 'getProgramAccounts':
+      case 'getProgramAccountsV2': {
+        const program = parseAddress(params[0]);
+        const options = (params[1] ?? {}) as {
+          filters?: ({ dataSize?: number } | { memcmp?: { offset: number; bytes: string } })[];
+          limit?: number;
+          paginationKey?: string | null;
+        };
+        if (!isTokenProgram(program)) throw new RpcError(-32602, 'Invalid params: this stand-in reads token programs only');
+        const where: { owner?: Address; mint?: Address } = {};
+        for (const filter of options.filters ?? []) {
+          if ('dataSize' in filter && filter.dataSize !== Number(ACCOUNT_SIZE)) throw new RpcError(-32602, 'Invalid params: dataSize 165 only');
+          if ('memcmp' in filter && filter.memcmp) {
+            if (filter.memcmp.offset === 0) where.mint = parseAddress(filter.memcmp.bytes);
+            else if (filter.memcmp.offset === 32) where.owner = parseAddress(filter.memcmp.bytes);
+            else throw new RpcError(-32602, 'Invalid params: memcmp at offset 0 (mint) or 32 (owner) only');
+          }
+        }
+        if (!where.mint && !where.owner) throw new RpcError(-32602, 'Invalid params: filter on the mint or the owner');
+        let found = this.tokenAccounts(program, where).sort();
+        if (method === 'getProgramAccounts') return found.map((at) => ({ pubkey: at, account: this.accountJson(at, encoding, config.dataSlice)! }));
+        const limit = options.limit ?? 1000;
+        if (!(limit >= 1 && limit <= 10_000)) throw new RpcError(-32602, 'Invalid params: limit must be 1 to 10000');
+        if (options.paginationKey) found = found.filter((at) => at > options.paginationKey!);
+        const page = found.slice(0, limit);
+        return {
+          accounts: page.map((at) => ({ pubkey: at, account: this.accountJson(at, encoding, config.dataSlice)! })),
+          paginationKey: found.length > limit ? page.at(-1)! : null,
+        };
       }
       default:
         throw new RpcError(-32601, 'Method not found');
     }
   }
 
-  private accountJson(where: Address, encoding: string): Record<string, unknown> | null {
+  /** The token accounts of `program` made through this stand-in, holding `mint` and/or owned by `owner`, as their bytes say now. */
+  private tokenAccounts(program: Address, where: { owner?: Address; mint?: Address }): Address[] {
+    const candidates = where.owner ? this.byOwner.get(where.owner) : this.byMint.get(where.mint!);
+    const ownerBytes = where.owner && (getAddressEncoder().encode(where.owner) as Uint8Array);
+    const mintBytes = where.mint && (getAddressEncoder().encode(where.mint) as Uint8Array);
+    const found: Address[] = [];
+    for (const candidate of candidates ?? []) {
+      const account = this.svm.getAccount(candidate);
+      if (!account.exists || account.programAddress !== program) continue;
+      const { data } = account;
+      if (data.length < Number(ACCOUNT_SIZE) || (data.length > Number(ACCOUNT_SIZE) && data[Number(ACCOUNT_SIZE)] !== 2)) continue;
+      if (ownerBytes && !sameBytes(data.subarray(32, 64), ownerBytes)) continue;
+      if (mintBytes && !sameBytes(data.subarray(0, 32), mintBytes)) continue;
+      found.push(candidate);
+    }
+    return found;
+  }
+
+  private accountJson(where: Address, encoding: string, dataSlice?: { offset: number; length: number }): Record<string, unknown> | null {
     const account = this.svm.getAccount(where);
     if (!account.exists) return null;
+    if (dataSlice && encoding === 'base64') {
+      const data = account.data.subarray(dataSlice.offset, dataSlice.offset + dataSlice.length);
+      return {
+        executable: account.executable,
+        lamports: Number(account.lamports),
+        owner: account.programAddress,
+        rentEpoch: RENT_EPOCH_MARK.slice(1, -1),
+        space: account.data.length,
+        data: [getBase64Decoder().decode(data), 'base64'],
+      };
+    }
     const base = {
       executable: account.executable,
       lamports: Number(account.lamports),
@@ -404,6 +587,17 @@ export async function metadataAddress(mint: Address): Promise<Address> {
     seeds: ['metadata', getAddressEncoder().encode(TOKEN_METADATA_PROGRAM_ADDRESS), getAddressEncoder().encode(mint)],
   });
   return pda;
+}
+
+/** The method and first parameter of a request body (the first call of a batch), for `arrivals`. */
+function describeCall(body: Buffer): { method: string; first: unknown } {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    const call = (Array.isArray(parsed) ? parsed[0] : parsed) as { method?: unknown; params?: unknown[] } | undefined;
+    return { method: String(call?.method ?? ''), first: call?.params?.[0] };
+  } catch {
+    return { method: '', first: undefined };
+  }
 }
 
 function programOf(program: TokenProgram = 'token'): Address {
