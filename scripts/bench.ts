@@ -11,6 +11,8 @@
 // `--recheck` runs one re-check round over 100,000 passes under a token rule (`--short`: 5,000)
 // against the local RPC stand-in answering 429 past 12 requests a second, at SOLANA_RPC_RPS=10,
 // with a light claim load alongside; it also measures getProgramAccounts against the batched reads.
+// `--check-ins` drives POST /api/v1/operator/check-ins at 50 connections over 10,000 claimed passes
+// (`--short`: 1,000), embedded and, with DATABASE_URL, on PostgreSQL.
 //
 // Claims are pre-signed: the init phase collects messages for fresh wallets (one pass per wallet,
 // so every claim is a 201), more are issued untimed until there are enough, all are signed, and
@@ -119,6 +121,8 @@ type Load = {
   amount?: number;
   seconds?: number;
   connections?: number;
+  /** Sent with every request, beside the JSON content type. */
+  headers?: Record<string, string>;
 };
 
 /** Runs one load phase with autocannon and returns its figures. */
@@ -133,7 +137,7 @@ async function drive(server: ServerProcess, load: Load): Promise<Omit<Row, 'run'
         url: server.baseUrl,
         connections: Math.min(load.connections ?? CONNECTIONS, load.amount ?? Infinity),
         ...(load.amount ? { amount: load.amount } : { duration: seconds }),
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...load.headers },
         requests: [
           {
             setupRequest: (request) => ({ ...request, ...load.request() }),
@@ -808,6 +812,98 @@ async function measureProgramAccounts(rpc: SolanaRpcStandIn, mint: string): Prom
   return rows;
 }
 
+// --- Check-ins (`npm run bench -- --check-ins`) ------------------------------------------------
+// One production server per database (embedded; PostgreSQL too when DATABASE_URL is set, on a
+// scratch database), CHECK_IN_PASSES passes claimed untimed, then POST /api/v1/operator/check-ins at
+// 50 connections for a phase, cycling through the passes by serial number: the first round of the
+// cycle admits each pass once, later rounds answer already_checked_in (the rule `once`), each the
+// same one statement. By serial (the door's typed path) rather than the scanned code: the code adds
+// one HMAC-SHA256 of a few dozen bytes (microseconds) and nothing else.
+
+const CHECK_INS = process.argv.includes('--check-ins');
+const CHECK_IN_PASSES = Math.min(MAX_CLAIMS, SHORT ? 1_000 : 10_000);
+
+/** Every pass's serial number, through the operator pass list (200 a page). */
+async function serialNumbers(server: ServerProcess, token: string): Promise<string[]> {
+  const serials: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({ limit: '200', ...(cursor ? { cursor } : {}) });
+    const page = (await (await fetch(`${server.baseUrl}/api/v1/operator/passes?${query}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      passes: { serialNumber: string }[];
+      nextCursor: string | null;
+    };
+    serials.push(...page.passes.map((pass) => pass.serialNumber));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return serials;
+}
+
+async function benchCheckInsOn(name: string, databaseUrl?: string): Promise<Row & { admitted: number }> {
+  const database = databaseUrl ? await createScratchDatabase(databaseUrl) : undefined;
+  const wallets = new Wallets();
+  wallets.grow(1);
+  const operator = wallets.fresh();
+  const server = await ServerProcess.start(
+    PORT,
+    { RATE_LIMIT_PER_MINUTE: '0', OPERATOR_WALLETS: operator, LOG_LEVEL: 'warn', ...(database ? { DATABASE_URL: database.url } : {}) },
+    { runner: 'server', timeoutMs: 180_000 },
+  );
+  try {
+    progress(`${name}: claiming ${CHECK_IN_PASSES} passes`);
+    const issued: Issued[] = [];
+    await issueUntil(server, wallets, issued, CHECK_IN_PASSES);
+    await claimAll(server, signAll(wallets, issued), []);
+    const token = await operatorToken(server, wallets, operator);
+    const serials = await serialNumbers(server, token);
+    progress(`${name}: check-ins`);
+    let next = 0;
+    let admitted = 0;
+    const row = await drive(server, {
+      request: () => ({
+        method: 'POST',
+        path: '/api/v1/operator/check-ins',
+        body: JSON.stringify({ serialNumber: serials[next++ % serials.length] }),
+      }),
+      headers: { authorization: `Bearer ${token}` },
+      onBody: (status, body) => {
+        if (status === 200 && (JSON.parse(body) as { admitted: boolean }).admitted) admitted++;
+      },
+    });
+    return { run: name, endpoint: 'check-in', ...row, admitted };
+  } finally {
+    await server.stop();
+    server.removeDataDir();
+    await database?.drop();
+  }
+}
+
+async function benchCheckIns(): Promise<void> {
+  const rows = [await benchCheckInsOn('embedded (PGlite)')];
+  const databaseUrl = loadConfig(process.env).databaseUrl;
+  if (databaseUrl) rows.push(await benchCheckInsOn('PostgreSQL', databaseUrl));
+  console.log(
+    `\nwallet-pass-claim check-in benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`,
+  );
+  console.log(`${CONNECTIONS} connections, ${PHASE_SECONDS} s, ${CHECK_IN_PASSES} passes, rule once\n`);
+  console.log('| database | check-ins/s | p50 ms | p99 ms | max ms | errors | admitted | server CPU ms/req |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    console.log(
+      `| ${row.run} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} | ${row.admitted} | ${fixed(row.cpuMs, 2)} |`,
+    );
+  }
+  const goal = (met: boolean, text: string) => console.log(`${met ? 'met    ' : 'NOT MET'}  ${text}`);
+  console.log('');
+  for (const row of rows) {
+    const postgres = row.run === 'PostgreSQL';
+    const [rps, p99] = postgres ? [2_000, 50] : [1_000, 100];
+    goal(row.rps >= rps, `${row.run}: ${fixed(row.rps)} check-ins/s (goal >= ${rps})`);
+    goal(row.p99 <= p99, `${row.run}: check-in p99 ${fixed(row.p99)} ms (goal <= ${p99})`);
+    goal(row.errors === 0, `${row.run}: ${row.errors} errors`);
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
     throw new Error('no production build: run `npm run build` first');
@@ -815,6 +911,7 @@ async function main(): Promise<void> {
   if (GATED) return benchGated();
   if (PROGRAMS) return benchPrograms();
   if (RECHECK) return benchRecheck();
+  if (CHECK_INS) return benchCheckIns();
   const runs = [await benchDatabase('embedded (PGlite)')];
   const databaseUrl = loadConfig(process.env).databaseUrl;
   if (databaseUrl) runs.push(await benchDatabase('PostgreSQL', databaseUrl));
