@@ -1,7 +1,7 @@
 // The OpenAPI document: valid OpenAPI 3.1 by a real validator, listing every entry of the table,
 // each served by a route file under app/, and true: each response the route handlers really give (every documented status of every
 // operation) is documented, with a body valid against the documented schema.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import bs58 from 'bs58';
@@ -30,7 +30,11 @@ const samplePath = (route: string) => route.replace(/\{\w+\}/g, 'sample');
 /** The route files under app/: the paths each serves ([name]: one segment, [...name]: one or more), and the methods it exports. */
 async function routeFiles(): Promise<{ file: string; pattern: RegExp; methods: string[] }[]> {
   const appDir = path.join(ROOT, 'app');
-  const files = (readdirSync(appDir, { recursive: true }) as string[]).filter((file) => /(^|\/)route\.(ts|tsx|js|mjs)$/.test(file)).sort();
+  // The API's route files hand the request to the endpoint table (lib/api/next.ts); a page's own
+  // asset route (the door page's WebAssembly file) is not the API's.
+  const files = (readdirSync(appDir, { recursive: true }) as string[])
+    .filter((file) => /(^|\/)route\.(ts|tsx|js|mjs)$/.test(file) && /lib\/api\/next/.test(readFileSync(path.join(appDir, file), 'utf8')))
+    .sort();
   return Promise.all(
     files.map(async (file) => {
       const source = path
