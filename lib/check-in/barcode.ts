@@ -5,7 +5,7 @@
 // in DATA_DIR): every instance that shares DOWNLOAD_ID_KEY makes and accepts the same codes, and
 // the key is never stored, logged or sent. docs/check-in.md says why these choices.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { asSerialNumber, type SerialNumber } from '../passes/ids';
+import { asSerialNumber, SERIAL_NUMBER_PATTERN, type SerialNumber } from '../passes/ids';
 
 export type BarcodeKey = Buffer & { readonly __brand: 'BarcodeKey' };
 
@@ -21,7 +21,6 @@ export const MAC_BYTES = 12;
 /** base64url of MAC_BYTES bytes: 16 characters. */
 export const MAC_TEXT_LENGTH = Math.ceil((MAC_BYTES * 4) / 3);
 const MAC_TEXT = new RegExp(`^[A-Za-z0-9_-]{${MAC_TEXT_LENGTH}}$`);
-const SERIAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The barcode key of a download id key. Threat: one leaked derived key must not give download links, nor the reverse. */
 export function barcodeKeyOf(downloadIdKey: Buffer): BarcodeKey {
@@ -58,7 +57,7 @@ export function parseBarcode(text: string): { serialNumber: SerialNumber; mac: s
   const [serial, ...moreSerials] = url.searchParams.getAll('serial').map((value) => value.toLowerCase());
   const [mac, ...moreMacs] = url.searchParams.getAll('c');
   if (serial === undefined || mac === undefined || moreSerials.length > 0 || moreMacs.length > 0) return undefined;
-  if (!SERIAL.test(serial) || !MAC_TEXT.test(mac)) return undefined;
+  if (!SERIAL_NUMBER_PATTERN.test(serial) || !MAC_TEXT.test(mac)) return undefined;
   return { serialNumber: asSerialNumber(serial), mac };
 }
 

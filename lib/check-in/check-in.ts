@@ -12,7 +12,7 @@ import type { Store } from '../db/store';
 import { NOT_ELIGIBLE } from '../eligibility/recheck';
 import type { Logger } from '../log';
 import type { Operator } from '../operators/auth';
-import { asSerialNumber, type SerialNumber } from '../passes/ids';
+import { asSerialNumber, SERIAL_NUMBER_PATTERN, type SerialNumber } from '../passes/ids';
 import type { Living } from '../passes/living';
 import { webhookEventData, webhookEventJobs } from '../webhooks';
 import { verifyBarcode } from './barcode';
@@ -62,14 +62,11 @@ const UNKNOWN: CheckInAnswer = {
   firstCheckInAt: null,
 };
 
-/** A typed serial: a UUID, any case. Anything else names no pass, and is not looked up. */
-const SERIAL = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 /** The serial a request names, if any: a genuine barcode's, or one typed by hand. */
 function serialOf(deps: Pick<CheckInDeps, 'living'>, request: CheckInRequest): SerialNumber | undefined {
   if (request.code !== undefined) return verifyBarcode(deps.living.barcodeKey, request.code);
   const typed = request.serialNumber?.trim();
-  return typed !== undefined && SERIAL.test(typed) ? asSerialNumber(typed.toLowerCase()) : undefined;
+  return typed !== undefined && SERIAL_NUMBER_PATTERN.test(typed) ? asSerialNumber(typed.toLowerCase()) : undefined;
 }
 
 /** Checks a pass in at a door: the answer, admitted or not. `operator`: who scanned (for the log). */

@@ -171,6 +171,29 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
     throw new ChainUnavailable(error);
   };
 
+  /**
+   * The accounts at `addresses`, in the order asked (null where none is), read
+   * MAX_ACCOUNTS_PER_CALL to a getMultipleAccounts call, the calls side by side (the budget paces them).
+   */
+  async function accountsOf(addresses: Address[], deadline: Deadline): Promise<(RawAccount | null)[]> {
+    const batches: Promise<(RawAccount | null)[]>[] = [];
+    for (let start = 0; start < addresses.length; start += MAX_ACCOUNTS_PER_CALL) {
+      const batch = addresses.slice(start, start + MAX_ACCOUNTS_PER_CALL);
+      batches.push(
+        (async () => {
+          const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batch, { encoding: 'base64' }).send({ abortSignal });
+          const answer = await call('getMultipleAccounts', send, deadline).catch(unavailable);
+          const accounts = (answer as { value?: unknown } | null)?.value;
+          if (!Array.isArray(accounts) || accounts.length !== batch.length) {
+            throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'not one account (or null) per address asked'));
+          }
+          return accounts as (RawAccount | null)[];
+        })(),
+      );
+    }
+    return (await Promise.all(batches)).flat();
+  }
+
   const metadataSerializer = getMetadataAccountDataSerializer();
 
   return {
@@ -232,31 +255,15 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
     async verifiedCollections(mints, deadline) {
       const found = new Map<string, string>();
       const pdas = await Promise.all(mints.map((mint) => metadataAddress(address(mint))));
-      const batches: Promise<void>[] = [];
-      for (let start = 0; start < mints.length; start += MAX_ACCOUNTS_PER_CALL) {
-        const batchMints = mints.slice(start, start + MAX_ACCOUNTS_PER_CALL);
-        const batchPdas = pdas.slice(start, start + MAX_ACCOUNTS_PER_CALL);
-        batches.push(
-          (async () => {
-            const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batchPdas, { encoding: 'base64' }).send({ abortSignal });
-            const answer = await call('getMultipleAccounts', send, deadline).catch(unavailable);
-            const accounts = (answer as { value?: unknown } | null)?.value;
-            if (!Array.isArray(accounts) || accounts.length !== batchPdas.length) {
-              throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'not one account (or null) per address asked'));
-            }
-            // The accounts come back in the order asked, one per mint.
-            batchMints.forEach((mint, index) => {
-              const account = accounts[index] as { owner?: unknown; data?: unknown } | null;
-              if (!account || account.owner !== TOKEN_METADATA_PROGRAM) return;
-              const data = Array.isArray(account.data) ? account.data[0] : undefined;
-              if (typeof data !== 'string') throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
-              const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(data) as Uint8Array, mint);
-              if (collection) found.set(mint, collection);
-            });
-          })(),
-        );
-      }
-      await Promise.all(batches);
+      // The accounts come back in the order asked, one per mint.
+      (await accountsOf(pdas, deadline)).forEach((account, index) => {
+        const mint = mints[index] as string;
+        if (!account || account.owner !== TOKEN_METADATA_PROGRAM) return;
+        const data = Array.isArray(account.data) ? account.data[0] : undefined;
+        if (typeof data !== 'string') throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
+        const collection = decodeVerifiedCollection(metadataSerializer, getBase64Encoder().encode(data) as Uint8Array, mint);
+        if (collection) found.set(mint, collection);
+      });
       return found;
     },
 
@@ -278,30 +285,17 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
       // JavaScript, and 100 of them back to back would hold the event loop (and the claims) for 50 ms.
       const atas: Address[] = [];
       for (const owner of owners) atas.push(await associatedTokenAddress(address(owner), address(mint), program));
-      const batches: Promise<void>[] = [];
-      for (let start = 0; start < owners.length; start += MAX_ACCOUNTS_PER_CALL) {
-        const batchOwners = owners.slice(start, start + MAX_ACCOUNTS_PER_CALL);
-        const batchAtas = atas.slice(start, start + MAX_ACCOUNTS_PER_CALL);
-        batches.push(
-          (async () => {
-            const send = (abortSignal: AbortSignal) => rpc.getMultipleAccounts(batchAtas, { encoding: 'base64' }).send({ abortSignal });
-            const answer = await call('getMultipleAccounts', send, deadline).catch(unavailable);
-            const accounts = (answer as { value?: unknown } | null)?.value;
-            if (!Array.isArray(accounts) || accounts.length !== batchAtas.length) {
-              throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'not one account (or null) per address asked'));
-            }
-            batchOwners.forEach((owner, index) => {
-              const account = accounts[index] as { owner?: unknown; data?: unknown } | null;
-              balances.set(owner, account ? associatedAmount(account, owner, mint, program) : 0n);
-            });
-          })(),
-        );
-      }
-      await Promise.all(batches);
+      (await accountsOf(atas, deadline)).forEach((account, index) => {
+        const owner = owners[index] as string;
+        balances.set(owner, account ? associatedAmount(account, owner, mint, program) : 0n);
+      });
       return balances;
     },
   };
 }
+
+/** An account as getMultipleAccounts answers it (base64): its fields are checked where they are read. */
+type RawAccount = { owner?: unknown; data?: unknown };
 
 /** The start of an SPL token account, the same under Token and Token-2022: mint, owner, amount (u64). */
 const tokenAccountHead = getStructDecoder([
@@ -317,7 +311,7 @@ const TOKEN_ACCOUNT_SIZE = 165;
  * account of `program` naming that mint and owner (anything else at that address holds none of
  * it). Data that is not base64 is a malformed answer.
  */
-function associatedAmount(account: { owner?: unknown; data?: unknown }, owner: string, mint: string, program: Address): bigint {
+function associatedAmount(account: RawAccount, owner: string, mint: string, program: Address): bigint {
   const data = Array.isArray(account.data) ? account.data[0] : undefined;
   if (typeof data !== 'string') throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
   if (account.owner !== program) return 0n;

@@ -5,6 +5,9 @@
 export type SerialNumber = string & { readonly __brand: 'SerialNumber' };
 export type DownloadId = string & { readonly __brand: 'DownloadId' };
 
+/** The shape of every serial number: a UUID, in either case as typed or scanned (the service makes them lower-case). */
+export const SERIAL_NUMBER_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
 /** A serial number as it comes in from a request or the database. */
 export const asSerialNumber = (text: string): SerialNumber => text as SerialNumber;
 

@@ -1,12 +1,13 @@
 // The pass files' and the scanner check's shapes (./passes.ts): the frame validates with them and
 // the OpenAPI document is generated from them.
 import { z } from 'zod';
+import { SERIAL_NUMBER_PATTERN } from '../../passes/ids';
 import { walletTypeSchema } from './wallet.schemas';
 
 export const verifyQuerySchema = z.object({
   serial: z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
-    .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a pass serial number (a UUID)')
+    .regex(SERIAL_NUMBER_PATTERN, 'must be a pass serial number (a UUID)')
     .transform((serial) => serial.toLowerCase())
     .meta({ description: "The pass's public serial number, as its QR code carries it.", example: '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0b7e9f10' }),
   c: z
