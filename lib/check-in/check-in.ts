@@ -2,12 +2,12 @@
 // answer out: admitted or not, and why. Only a barcode whose MAC is the serial's counts as a code
 // (./barcode.ts); anything else scanned is `unknown_code`, an answer rather than an error, since a
 // door scans whatever is held up to it. The rule of the pass's program and the pass's state are
-// decided by one statement that also inserts the admission and its webhook event (lib/db/check-ins.ts).
+// decided by one statement that also inserts the admission and its webhook event (lib/db/check-ins.ts),
+// shared by the check-ins that arrive together (Store.admit).
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
-import { admissionsOf, admit, type Refusal } from '../db/check-ins';
-import { findPass } from '../db/passes';
+import { admissionsOf, type Refusal } from '../db/check-ins';
 import type { Store } from '../db/store';
 import { NOT_ELIGIBLE } from '../eligibility/recheck';
 import type { Logger } from '../log';
@@ -46,7 +46,7 @@ export type CheckInAnswer = {
 /** What checking in needs. */
 export type CheckInDeps = {
   config: Pick<Config, 'webhook'>;
-  store: Pick<Store, 'sql' | 'jobs'>;
+  store: Pick<Store, 'sql' | 'admit'>;
   clock: Clock;
   log: Logger;
   living: Pick<Living, 'barcodeKey'>;
@@ -90,20 +90,20 @@ export async function checkIn(deps: CheckInDeps, request: CheckInRequest, operat
 async function decide(deps: CheckInDeps, request: CheckInRequest): Promise<CheckInAnswer> {
   const serialNumber = serialOf(deps, request);
   if (!serialNumber) return UNKNOWN;
-  // Read first for the event's data; the statement below reads the pass again, and decides.
-  const pass = await findPass(deps.store.sql, { serialNumber });
-  if (!pass) return UNKNOWN;
   const now = new Date(deps.clock.now());
-  const outcome = await admit(deps.store.jobs, {
+  const outcome = await deps.store.admit({
     serialNumber,
     door: request.program,
     now,
     notEligibleReason: NOT_ELIGIBLE,
     uniqueKey: `unlimited:${randomUUID()}`,
-    onAdmitted: webhookEventJobs(deps.config, 'pass.checked_in', webhookEventData(pass, { checkedInAt: now }), now),
+    // Without WEBHOOK_URL there is no event, and the pass is not read for one.
+    onAdmitted: deps.config.webhook
+      ? (pass) => webhookEventJobs(deps.config, 'pass.checked_in', webhookEventData(pass, { checkedInAt: now }), now)
+      : undefined,
   });
   if (!outcome.found) return UNKNOWN;
-  const about = { program: pass.program, serialNumber: pass.serialNumber, publicKey: pass.publicKey };
+  const about = { program: outcome.pass.program, serialNumber: outcome.pass.serialNumber, publicKey: outcome.pass.publicKey };
   if (outcome.refusal)
     return { ...about, admitted: false, reason: outcome.refusal satisfies Refusal, checkedInAt: null, firstCheckInAt: outcome.firstCheckInAt };
   if (outcome.admitted) return { ...about, admitted: true, reason: 'checked_in', checkedInAt: outcome.checkedInAt, firstCheckInAt: outcome.firstCheckInAt };

@@ -92,6 +92,12 @@ export async function findPass(db: Queryable, key: PassKey): Promise<Pass | unde
   return row && toPass(row);
 }
 
+/** The passes of these serial numbers that exist, by serial number: one statement for all. */
+export async function findPasses(db: Queryable, serialNumbers: SerialNumber[]): Promise<Map<string, Pass>> {
+  const rows = await db.query<PassRowOut>(`select ${PASS_COLUMNS} from passes p where p.serial_number = any($1::text[])`, [serialNumbers]);
+  return new Map(rows.map((row) => [row.serialNumber, toPass(row)]));
+}
+
 /** The pass of a wallet in a program (one per wallet per program: the unique key on (program, public_key)). */
 export async function findPassOfWallet(db: Queryable, program: string, publicKey: string): Promise<Pass | undefined> {
   const [row] = await db.query<PassRowOut>(`select ${PASS_COLUMNS} from passes p where p.program = $1 and p.public_key = $2`, [program, publicKey]);

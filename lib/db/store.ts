@@ -1,5 +1,5 @@
 // The claim's storage: sign-in messages (capped per key by wallet_pending) and the statement that
-// uses one and creates its pass, both batched by group commit (batcher.ts); and the availability
+// uses one and creates its pass, both batched by group commit (batcher.ts), as are the door's admissions; and the availability
 // guard every table module's statements run behind (`sql`). Every rule that could race is one SQL
 // statement, never a read-then-write in JavaScript. Every statement is plain parameterized SQL through
 // Database.query, next to the rule it enforces: on the embedded database drizzle's query builder
@@ -9,6 +9,7 @@ import { type Clock, systemClock } from '../clock';
 import { AppError, errorChain } from '../errors';
 import { type AvailabilityEvents, DatabaseAvailability } from './availability';
 import { Batcher } from './batcher';
+import { type AdmissionAttempt, type AdmissionOutcome, admitAll } from './check-ins';
 import type { Database } from './client';
 import { Jobs } from './jobs';
 import { findMessage, type InsertOutcome, insertMessages, type NewMessage, purgeMessagesExpiredBefore } from './messages';
@@ -40,6 +41,7 @@ export class Store {
   private readonly inserts: Batcher<NewMessage, InsertOutcome>;
   private readonly redemptions: Batcher<PassClaim, ClaimOutcome>;
   private readonly pings: Batcher<null, void>;
+  private readonly admissions: Batcher<AdmissionAttempt, AdmissionOutcome>;
 
   constructor(
     private readonly database: Database,
@@ -62,6 +64,9 @@ export class Store {
     // One wallet's claims never run at once: in one statement a second INSERT of its pass would
     // not wait for the first, and in two concurrent statements they could deadlock.
     this.redemptions = new Batcher({ ...common, key: (claim) => claim.publicKey, run: (claims) => claimPasses(this.jobs, this.database, claims) });
+    // One pass's admissions never share a statement: in one INSERT … ON CONFLICT the second would
+    // not see the first. In two statements, the unique index decides (lib/db/check-ins.ts).
+    this.admissions = new Batcher({ ...common, key: (attempt) => attempt.serialNumber, run: (attempts) => admitAll(this.jobs, this.database, attempts) });
     this.pings = new Batcher<null, void>({
       ...common,
       maxBatch: Number.MAX_SAFE_INTEGER,
@@ -128,6 +133,11 @@ export class Store {
       if (!existing) throw new Error('pass conflict without a pass row');
       return { kind: 'existing', pass: existing };
     });
+  }
+
+  /** Admits a pass at a door, or says why not: concurrent check-ins share one statement (check-ins.ts, admitAll). */
+  admit(attempt: AdmissionAttempt): Promise<AdmissionOutcome> {
+    return this.guard(() => this.admissions.submit(attempt));
   }
 
   /**
