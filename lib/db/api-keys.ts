@@ -23,13 +23,14 @@ export async function insertApiKey(
   ]);
 }
 
-/** The live key with this hash, its last use recorded in the same statement. */
-export async function findApiKeyByHash(db: Queryable, hash: string, now: Date): Promise<ApiKeyInfo | undefined> {
-  const [row] = await db.query<ApiKeyRowOut>(
-    `update operator_api_keys set last_used_at = $2 where key_hash = $1 and revoked_at is null returning ${API_KEY_COLUMNS}`,
-    [hash, now.toISOString()],
+/** The live keys of these hashes, by hash, each one's last use recorded in the same statement: one for every request that arrived together (Store.apiKey). */
+export async function useApiKeys(db: Queryable, hashes: string[], now: Date): Promise<Map<string, ApiKeyInfo>> {
+  const rows = await db.query<ApiKeyRowOut & { keyHash: string }>(
+    `update operator_api_keys set last_used_at = $2 where key_hash = any($1::text[]) and revoked_at is null
+     returning key_hash as "keyHash", ${API_KEY_COLUMNS}`,
+    [hashes, now.toISOString()],
   );
-  return row && toApiKey(row);
+  return new Map(rows.map(({ keyHash, ...row }) => [keyHash, toApiKey(row)]));
 }
 
 /** The keys not revoked, newest first. */

@@ -31,13 +31,14 @@ export async function openSession(
 
 export type SessionRow = { tokenHash: string; publicKey: string; expiresAt: Date };
 
-export async function findSessionByHash(db: Queryable, hash: string, now: Date): Promise<SessionRow | undefined> {
-  const [row] = await db.query<{ tokenHash: string; publicKey: string; expiresAt: Date | string }>(
+/** The live sessions of these token hashes, by hash: one statement for every request that arrived together (Store.session). */
+export async function findSessionsByHash(db: Queryable, hashes: string[], now: Date): Promise<Map<string, SessionRow>> {
+  const rows = await db.query<{ tokenHash: string; publicKey: string; expiresAt: Date | string }>(
     `select token_hash as "tokenHash", public_key as "publicKey", expires_at as "expiresAt"
-     from operator_sessions where token_hash = $1 and revoked_at is null and expires_at > $2`,
-    [hash, now.toISOString()],
+     from operator_sessions where token_hash = any($1::text[]) and revoked_at is null and expires_at > $2`,
+    [hashes, now.toISOString()],
   );
-  return row && { ...row, expiresAt: asDate(row.expiresAt) };
+  return new Map(rows.map((row) => [row.tokenHash, { ...row, expiresAt: asDate(row.expiresAt) }]));
 }
 
 export async function revokeSession(db: Queryable, hash: string, now: Date): Promise<void> {

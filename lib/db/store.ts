@@ -9,12 +9,14 @@ import { type Clock, systemClock } from '../clock';
 import { AppError, errorChain } from '../errors';
 import { type AvailabilityEvents, DatabaseAvailability } from './availability';
 import { Batcher } from './batcher';
+import { type ApiKeyInfo, useApiKeys } from './api-keys';
 import { type AdmissionAttempt, type AdmissionOutcome, admitAll } from './check-ins';
 import type { Database } from './client';
 import { Jobs } from './jobs';
 import { findMessage, type InsertOutcome, insertMessages, type NewMessage, purgeMessagesExpiredBefore } from './messages';
 import { type ClaimOutcome, claimPasses, findPassOfWallet, type NewPass, type PassClaim } from './passes';
 import type { SignInMessageRow } from './schema';
+import { findSessionsByHash, type SessionRow } from './sessions';
 import type { Queryable } from './sql';
 
 /** not_redeemed: no such unused, unexpired message (with that text) for that key; the caller finds out which. */
@@ -42,6 +44,8 @@ export class Store {
   private readonly redemptions: Batcher<PassClaim, ClaimOutcome>;
   private readonly pings: Batcher<null, void>;
   private readonly admissions: Batcher<AdmissionAttempt, AdmissionOutcome>;
+  private readonly sessions: Batcher<string, SessionRow | undefined>;
+  private readonly apiKeys: Batcher<string, ApiKeyInfo | undefined>;
 
   constructor(
     private readonly database: Database,
@@ -67,6 +71,22 @@ export class Store {
     // One pass's admissions never share a statement: in one INSERT … ON CONFLICT the second would
     // not see the first. In two statements, the unique index decides (lib/db/check-ins.ts).
     this.admissions = new Batcher({ ...common, key: (attempt) => attempt.serialNumber, run: (attempts) => admitAll(this.jobs, this.database, attempts) });
+    // Every operator request reads its credential: a door scanning fast is as many reads as admissions.
+    // Sessions are opened and API keys made on the system's time (lib/operators), so read on it too.
+    this.sessions = new Batcher({
+      ...common,
+      run: async (hashes) => {
+        const found = await findSessionsByHash(this.database, hashes, new Date());
+        return hashes.map((hash) => found.get(hash));
+      },
+    });
+    this.apiKeys = new Batcher({
+      ...common,
+      run: async (hashes) => {
+        const found = await useApiKeys(this.database, hashes, new Date());
+        return hashes.map((hash) => found.get(hash));
+      },
+    });
     this.pings = new Batcher<null, void>({
       ...common,
       maxBatch: Number.MAX_SAFE_INTEGER,
@@ -138,6 +158,16 @@ export class Store {
   /** Admits a pass at a door, or says why not: concurrent check-ins share one statement (check-ins.ts, admitAll). */
   admit(attempt: AdmissionAttempt): Promise<AdmissionOutcome> {
     return this.guard(() => this.admissions.submit(attempt));
+  }
+
+  /** The live operator session of a token hash (sessions.ts): concurrent requests share one read. */
+  session(tokenHash: string): Promise<SessionRow | undefined> {
+    return this.guard(() => this.sessions.submit(tokenHash));
+  }
+
+  /** The live API key of a hash, its use recorded (api-keys.ts): concurrent requests share one statement. */
+  apiKey(keyHash: string): Promise<ApiKeyInfo | undefined> {
+    return this.guard(() => this.apiKeys.submit(keyHash));
   }
 
   /**

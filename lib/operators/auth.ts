@@ -4,14 +4,12 @@
 // a copy of it opens nothing, and a lookup's timing says nothing about a token.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config';
-import { findApiKeyByHash } from '../db/api-keys';
-import { findSessionByHash } from '../db/sessions';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import { type Scope, scopeAllows } from './scopes';
 
 /** What telling an operator's request apart needs: the operators, the service's origin, the database. */
-export type OperatorAuthDeps = { config: Pick<Config, 'operatorWallets' | 'publicBaseUrl'>; store: Pick<Store, 'sql'> };
+export type OperatorAuthDeps = { config: Pick<Config, 'operatorWallets' | 'publicBaseUrl'>; store: Pick<Store, 'session' | 'apiKey'> };
 
 export type Operator = {
   publicKey: string;
@@ -120,12 +118,12 @@ const operatorOf = (services: OperatorAuthDeps, token: string) =>
   token.startsWith(SESSION_TOKEN_PREFIX) ? sessionOperator(services, token) : apiKeyOperator(services, token);
 
 async function sessionOperator(services: OperatorAuthDeps, token: string): Promise<Operator | undefined> {
-  const session = await findSessionByHash(services.store.sql, tokenHash(token), new Date());
+  const session = await services.store.session(tokenHash(token));
   return session && { publicKey: session.publicKey, via: 'session', credentialId: session.tokenHash, expiresAt: session.expiresAt, scope: 'operator' };
 }
 
 async function apiKeyOperator(services: OperatorAuthDeps, token: string): Promise<Operator | undefined> {
-  const key = await findApiKeyByHash(services.store.sql, tokenHash(token), new Date());
+  const key = await services.store.apiKey(tokenHash(token));
   return key && { publicKey: key.createdBy, via: 'api_key', credentialId: key.id, scope: key.scope };
 }
 
