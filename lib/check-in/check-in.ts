@@ -98,9 +98,7 @@ async function decide(deps: CheckInDeps, request: CheckInRequest): Promise<Check
     notEligibleReason: NOT_ELIGIBLE,
     uniqueKey: `unlimited:${randomUUID()}`,
     // Without WEBHOOK_URL there is no event, and the pass is not read for one.
-    onAdmitted: deps.config.webhook
-      ? (pass) => webhookEventJobs(deps.config, 'pass.checked_in', webhookEventData(pass, { checkedInAt: now }), now)
-      : undefined,
+    onAdmitted: deps.config.webhook ? (pass) => webhookEventJobs(deps.config, 'pass.checked_in', webhookEventData(pass, { checkedInAt: now }), now) : undefined,
   });
   if (!outcome.found) return UNKNOWN;
   const about = { program: outcome.pass.program, serialNumber: outcome.pass.serialNumber, publicKey: outcome.pass.publicKey };

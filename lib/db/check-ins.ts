@@ -61,7 +61,13 @@ const ADMISSION_KEY = (rule: string, now: string, unique: string) =>
  */
 export async function admitAll(jobs: Jobs, db: Queryable, attempts: AdmissionAttempt[]): Promise<AdmissionOutcome[]> {
   const wanting = attempts.filter((attempt) => attempt.onAdmitted);
-  const passes = wanting.length > 0 ? await findPasses(db, wanting.map((attempt) => attempt.serialNumber)) : new Map<string, Pass>();
+  const passes =
+    wanting.length > 0
+      ? await findPasses(
+          db,
+          wanting.map((attempt) => attempt.serialNumber),
+        )
+      : new Map<string, Pass>();
   const rows = await jobs.change<{
     i: number;
     serialNumber: string;

@@ -7,9 +7,9 @@
 // schema.ts, from which drizzle-kit generates the migrations.
 import { type Clock, systemClock } from '../clock';
 import { AppError, errorChain } from '../errors';
+import { type ApiKeyInfo, useApiKeys } from './api-keys';
 import { type AvailabilityEvents, DatabaseAvailability } from './availability';
 import { Batcher } from './batcher';
-import { type ApiKeyInfo, useApiKeys } from './api-keys';
 import { type AdmissionAttempt, type AdmissionOutcome, admitAll } from './check-ins';
 import type { Database } from './client';
 import { Jobs } from './jobs';
