@@ -89,6 +89,10 @@ export function startSubscriptions(services: SubscriptionDeps, options: { holder
 
 class TokenWatcher {
   private holding = false;
+  /** This instance held the lease before: taking it again follows a time without subscriptions. */
+  private everHeld = false;
+  /** When the lease was last taken or renewed (performance.now()). */
+  private renewedAt = 0;
   private stopped = false;
   private readonly stopping = new AbortController();
   private timer: NodeJS.Timeout | undefined;
@@ -97,7 +101,10 @@ class TokenWatcher {
   private programs: ProgramToRecheck[] = [];
   /** Mints subscribed to (or being subscribed to), sorted: compared with the rules' at each tick. */
   private mints: string[] = [];
+  /** The subscriptions' client and connection; each mint's pair of subscriptions under its own signal. */
+  private client: ReturnType<typeof createSolanaRpcSubscriptions> | undefined;
   private connection: AbortController | undefined;
+  private readonly byMint = new Map<string, AbortController>();
   private connected = false;
   private connectedAt = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -154,9 +161,12 @@ class TokenWatcher {
   private tick(): void {
     if (this.ticking || this.stopped) return;
     this.ticking = this.renew()
-      .catch((error: unknown) =>
-        this.services.log.warn({ event: 'eligibility_subscriptions_tick_failed', err: (error as Error).message }, 'could not renew the subscriptions’ lease'),
-      )
+      .catch((error: unknown) => {
+        this.services.log.warn({ event: 'eligibility_subscriptions_tick_failed', err: (error as Error).message }, 'could not renew the subscriptions’ lease');
+        // Unrenewed past its term, the lease may be another instance's by now: let go, so that
+        // one instance at a time holds the subscriptions (the next tick takes them back if free).
+        if (this.holding && performance.now() - this.renewedAt >= LEASE_SECONDS * 1000) this.release();
+      })
       .finally(() => (this.ticking = undefined));
   }
 
@@ -165,16 +175,14 @@ class TokenWatcher {
     const lease = await takeSubscriptionLease(this.services.store.sql, this.holder, LEASE_SECONDS);
     if (this.stopped) return;
     if (!lease.held) {
-      if (this.holding) {
-        this.services.log.warn({ event: 'eligibility_subscriptions_lost' }, 'another instance holds the subscriptions now');
-        this.holding = false;
-        this.disconnect();
-        this.mints = [];
-      }
+      if (this.holding) this.release();
       return;
     }
+    this.renewedAt = performance.now();
     if (!this.holding) {
+      if (this.everHeld) this.catchUpWanted = true;
       this.holding = true;
+      this.everHeld = true;
       this.services.log.info({ event: 'eligibility_subscriptions_held', gap: lease.gap }, 'this instance holds the token subscriptions');
     }
     if (lease.gap) this.catchUpWanted = true;
@@ -182,53 +190,61 @@ class TokenWatcher {
     const mints = new Set<string>();
     for (const { checker } of this.programs) tokenMints(checker.policy, mints);
     const wanted = [...mints].sort();
-    if (wanted.join() !== this.mints.join()) {
-      this.mints = wanted;
-      this.attempts = 0;
-      clearTimeout(this.reconnectTimer);
-      this.reconnectTimer = undefined;
-      void this.connect(false);
-    } else if (!this.connection && !this.reconnectTimer && wanted.length > 0) {
-      void this.connect(true);
-    }
+    if (wanted.join() !== this.mints.join()) await this.follow(wanted);
+    else if (!this.connection && !this.reconnectTimer && wanted.length > 0) void this.connect(true);
     if (wanted.length === 0) this.catchUpWanted = false;
     if (this.catchUpWanted && this.connected) this.runCatchUp();
   }
 
-  /** Subscribes to every mint on both programs, on a fresh set of connections. `afterGap`: a catch-up round follows. */
+  /**
+   * The rules' mints changed: on a live connection, only the mints added are subscribed to and
+   * those gone unsubscribed (the others never stop listening); otherwise everything is set up anew.
+   */
+  private async follow(wanted: string[]): Promise<void> {
+    const connection = this.connection;
+    const added = wanted.filter((mint) => !this.mints.includes(mint));
+    for (const mint of this.mints) {
+      if (wanted.includes(mint)) continue;
+      this.byMint.get(mint)?.abort();
+      this.byMint.delete(mint);
+    }
+    this.mints = wanted;
+    if (wanted.length === 0) return this.disconnect();
+    if (!connection || !this.connected) {
+      this.attempts = 0;
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = undefined;
+      void this.connect(false);
+      return;
+    }
+    try {
+      await this.subscribe(added, connection);
+      this.services.log.info(
+        { event: 'eligibility_subscriptions_followed', mints: wanted.length, added: added.length },
+        'token subscriptions follow the rules',
+      );
+    } catch (error) {
+      this.dropped(connection, error);
+    }
+  }
+
+  /** Subscribes to every mint on both programs, on a fresh connection. `afterGap`: a catch-up round follows. */
   private async connect(afterGap: boolean): Promise<void> {
     this.disconnect();
     if (this.mints.length === 0 || this.stopped) return;
     const connection = new AbortController();
     this.connection = connection;
-    const mints = this.mints;
     // One client per connection: nothing of a dropped socket is reused.
-    const rpc = createSolanaRpcSubscriptions(this.url);
+    this.client = createSolanaRpcSubscriptions(this.url);
     try {
-      const streams = await Promise.all(
-        mints.flatMap((mint) =>
-          [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((program) =>
-            rpc
-              .programNotifications(program, {
-                encoding: 'base64',
-                commitment: 'confirmed',
-                filters: [
-                  ...(program === TOKEN_PROGRAM ? [{ dataSize: BigInt(TOKEN_ACCOUNT_SIZE) }] : []),
-                  { memcmp: { offset: 0n, bytes: mint as Base58EncodedBytes, encoding: 'base58' as const } },
-                ],
-              })
-              .subscribe({ abortSignal: connection.signal }),
-          ),
-        ),
-      );
+      await this.subscribe(this.mints, connection);
       if (connection.signal.aborted) return;
       this.connected = true;
       this.connectedAt = performance.now();
       this.services.log.info(
-        { event: 'eligibility_subscriptions_connected', mints: mints.length, subscriptions: streams.length },
+        { event: 'eligibility_subscriptions_connected', mints: this.mints.length, subscriptions: 2 * this.mints.length },
         'subscribed to the token rules’ accounts',
       );
-      for (const stream of streams) void this.read(stream, connection);
       if (afterGap) {
         this.catchUpWanted = true;
         this.runCatchUp();
@@ -238,13 +254,48 @@ class TokenWatcher {
     }
   }
 
-  private async read(stream: AsyncIterable<{ value: { account: { data: readonly [string, string] } } }>, connection: AbortController): Promise<void> {
+  /** `programSubscribe` on Token and Token-2022 for each mint, each mint's pair under its own signal (a child of the connection's). */
+  private async subscribe(mints: string[], connection: AbortController): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const streams = await Promise.all(
+      mints.map(async (mint) => {
+        const own = new AbortController();
+        connection.signal.addEventListener('abort', () => own.abort(), { once: true });
+        this.byMint.get(mint)?.abort();
+        this.byMint.set(mint, own);
+        const pair = await Promise.all(
+          [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((program) =>
+            client
+              .programNotifications(program, {
+                encoding: 'base64',
+                commitment: 'confirmed',
+                filters: [
+                  ...(program === TOKEN_PROGRAM ? [{ dataSize: BigInt(TOKEN_ACCOUNT_SIZE) }] : []),
+                  { memcmp: { offset: 0n, bytes: mint as Base58EncodedBytes, encoding: 'base58' as const } },
+                ],
+              })
+              .subscribe({ abortSignal: own.signal }),
+          ),
+        );
+        return pair.map((stream) => ({ stream, own }));
+      }),
+    );
+    for (const { stream, own } of streams.flat()) void this.read(stream, connection, own.signal);
+  }
+
+  private async read(
+    stream: AsyncIterable<{ value: { account: { data: readonly [string, string] } } }>,
+    connection: AbortController,
+    own: AbortSignal,
+  ): Promise<void> {
     try {
       for await (const notification of stream) this.seen(notification.value.account.data[0]);
       // An iterator that ends without our abort: the connection went away.
-      if (!connection.signal.aborted) this.dropped(connection, new Error('the subscription ended'));
+      if (!own.aborted) this.dropped(connection, new Error('the subscription ended'));
     } catch (error) {
-      this.dropped(connection, error);
+      // A mint no longer in the rules was unsubscribed on purpose; anything else is a drop.
+      if (!own.aborted) this.dropped(connection, error);
     }
   }
 
@@ -272,9 +323,21 @@ class TokenWatcher {
     this.reconnectTimer.unref();
   }
 
+  /** The lease is (or may be) another instance's: its subscriptions go, and it catches up when it takes them. */
+  private release(): void {
+    this.services.log.warn({ event: 'eligibility_subscriptions_lost' }, 'this instance no longer holds the token subscriptions');
+    this.holding = false;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.disconnect();
+    this.mints = [];
+  }
+
   private disconnect(): void {
     this.connection?.abort();
     this.connection = undefined;
+    this.client = undefined;
+    this.byMint.clear();
     this.connected = false;
   }
 
@@ -284,12 +347,20 @@ class TokenWatcher {
     if (data.length < TOKEN_ACCOUNT_SIZE) return;
     if (data.length > TOKEN_ACCOUNT_SIZE && data[TOKEN_ACCOUNT_SIZE] !== ACCOUNT_TYPE_ACCOUNT) return;
     this.pending.add(getAddressDecoder().decode(data.subarray(32, 64)));
-    if (!this.batchTimer && !this.working) {
-      this.batchTimer = setTimeout(() => {
-        this.batchTimer = undefined;
-        this.working = this.recheckPending().finally(() => (this.working = undefined));
-      }, BATCH_MS);
-    }
+    this.schedule();
+  }
+
+  /** The pending wallets' re-check in BATCH_MS, after the one under way if any. */
+  private schedule(): void {
+    if (this.batchTimer || this.stopped) return;
+    this.batchTimer = setTimeout(() => {
+      this.batchTimer = undefined;
+      if (this.working) return this.schedule();
+      this.working = this.recheckPending().finally(() => {
+        this.working = undefined;
+        if (this.pending.size > 0) this.schedule();
+      });
+    }, BATCH_MS);
   }
 
   private async recheckPending(): Promise<void> {
