@@ -199,7 +199,8 @@ describe('token transfers seen as they happen', () => {
       await eventually(() => app.services.subscriptions.state().mints.length === 2 && app.services.subscriptions.state().connected, 15_000, 'the new mint');
       expect(app.services.subscriptions.state().mints).toEqual([mint, other].sort());
       // Only the new mint was subscribed to: the first one's pair never stopped listening.
-      const onMint = (bytes: string) => pubsub.subscribeCalls.filter((call) => call.filters.some((filter) => 'memcmp' in filter && filter.memcmp?.bytes === bytes));
+      const onMint = (bytes: string) =>
+        pubsub.subscribeCalls.filter((call) => call.filters.some((filter) => 'memcmp' in filter && filter.memcmp?.bytes === bytes));
       expect(onMint(mint)).toHaveLength(2);
       expect(onMint(other)).toHaveLength(2);
 
