@@ -642,12 +642,12 @@ async function benchRecheck(): Promise<void> {
   const claimantSet = new Set(claimants);
   // Holders with real keys, whose accounts a transfer (a signed transaction) can empty mid-round.
   const pubsub = await SolanaPubSubStandIn.start(rpc);
-  const watched = await Promise.all(
-    Array.from({ length: SUBSCRIBED_TRANSFERS }, async () => {
-      const wallet = new TestWallet();
-      return { wallet, account: await rpc.mintTo(mint, wallet.publicKey, 10n) };
-    }),
-  );
+  const watched: { wallet: TestWallet; account: Awaited<ReturnType<SolanaRpcStandIn['mintTo']>> }[] = [];
+  // One transaction at a time: each expires the stand-in's blockhash.
+  for (let i = 0; i < SUBSCRIBED_TRANSFERS; i++) {
+    const wallet = new TestWallet();
+    watched.push({ wallet, account: await rpc.mintTo(mint, wallet.publicKey, 10n) });
+  }
   const watchedSet = new Set(watched.map(({ wallet }) => wallet.publicKey));
 
   const database = await createScratchDatabase(adminUrl);
