@@ -58,19 +58,21 @@ export type ProgramToRecheck = { slug: string; checker: Pick<EligibilityChecker,
 /**
  * The programs a round checks now, each with its policy's checker, read afresh from the database
  * (a policy set on another instance counts at once). A stored policy that no longer parses is
- * skipped, said in the log: nothing is decided on a rule that cannot be read.
+ * skipped, said in the log (unless `quiet`): nothing is decided on a rule that cannot be read.
  */
-export async function programsWithCheckers(services: RecheckDeps): Promise<ProgramToRecheck[]> {
+export async function programsWithCheckers(services: RecheckDeps, { quiet = false } = {}): Promise<ProgramToRecheck[]> {
   const found: ProgramToRecheck[] = [];
   for (const program of await programsToRecheck(services.store.sql)) {
     try {
       const checker = services.programs.checkerOf(program);
       if (checker) found.push({ slug: program.slug, checker });
     } catch (error) {
-      services.log.error(
-        { event: 'eligibility_program_skipped', program: program.slug, err: (error as Error).message },
-        'a program’s policy cannot be read: its passes are not re-checked',
-      );
+      // `quiet`: read every few seconds (subscriptions.ts); the rounds say it.
+      if (!quiet)
+        services.log.error(
+          { event: 'eligibility_program_skipped', program: program.slug, err: (error as Error).message },
+          'a program’s policy cannot be read: its passes are not re-checked',
+        );
     }
   }
   return found;

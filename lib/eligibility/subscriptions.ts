@@ -99,7 +99,7 @@ class TokenWatcher {
   private ticking: Promise<void> | undefined;
   /** The programs and their checkers as last read, handed to each holders' re-check. */
   private programs: ProgramToRecheck[] = [];
-  /** Mints subscribed to (or being subscribed to), sorted: compared with the rules' at each tick. */
+  /** Mints subscribed to (while connecting: being subscribed to), sorted: compared with the rules' at each tick. */
   private mints: string[] = [];
   /** The subscriptions' client and connection; each mint's pair of subscriptions under its own signal. */
   private client: ReturnType<typeof createSolanaRpcSubscriptions> | undefined;
@@ -114,7 +114,7 @@ class TokenWatcher {
   private catchUpWanted = false;
   private catchUp: Promise<void> | undefined;
   private catchUps = 0;
-  /** Wallets waiting to be re-checked, and when the first of them was seen. */
+  /** Wallets waiting to be re-checked (gathered for BATCH_MS). */
   private readonly pending = new Set<string>();
   private batchTimer: NodeJS.Timeout | undefined;
   private working: Promise<void> | undefined;
@@ -186,7 +186,7 @@ class TokenWatcher {
       this.services.log.info({ event: 'eligibility_subscriptions_held', gap: lease.gap }, 'this instance holds the token subscriptions');
     }
     if (lease.gap) this.catchUpWanted = true;
-    this.programs = await programsWithCheckers(this.services);
+    this.programs = await programsWithCheckers(this.services, { quiet: true });
     const mints = new Set<string>();
     for (const { checker } of this.programs) tokenMints(checker.policy, mints);
     const wanted = [...mints].sort();
@@ -208,9 +208,9 @@ class TokenWatcher {
       this.byMint.get(mint)?.abort();
       this.byMint.delete(mint);
     }
-    this.mints = wanted;
-    if (wanted.length === 0) return this.disconnect();
-    if (!connection || !this.connected) {
+    if (wanted.length === 0 || !connection || !this.connected) {
+      this.mints = wanted;
+      if (wanted.length === 0) return this.disconnect();
       this.attempts = 0;
       clearTimeout(this.reconnectTimer);
       this.reconnectTimer = undefined;
@@ -219,11 +219,14 @@ class TokenWatcher {
     }
     try {
       await this.subscribe(added, connection);
+      // Only now: `mints` are those listened to.
+      this.mints = wanted;
       this.services.log.info(
         { event: 'eligibility_subscriptions_followed', mints: wanted.length, added: added.length },
         'token subscriptions follow the rules',
       );
     } catch (error) {
+      this.mints = wanted;
       this.dropped(connection, error);
     }
   }
@@ -311,7 +314,7 @@ class TokenWatcher {
     this.attempts++;
     const delay = Math.round(ceiling * (0.5 + Math.random() * 0.5));
     this.services.log.warn(
-      { event: 'eligibility_subscriptions_dropped', err: (error as Error)?.message, retryInMs: delay, attempt: this.attempts },
+      { event: 'eligibility_subscriptions_dropped', err: this.redact((error as Error)?.message), retryInMs: delay, attempt: this.attempts },
       'token subscriptions dropped: reconnecting, then a round catches up',
     );
     this.reconnectTimer = setTimeout(() => {
@@ -321,6 +324,12 @@ class TokenWatcher {
       void this.connect(true);
     }, delay);
     this.reconnectTimer.unref();
+  }
+
+  /** An error's words without the endpoint (its URL often carries an API key). */
+  private redact(message: string | undefined): string | undefined {
+    if (!message) return message;
+    return [this.url, this.url.replace(/\/$/, '')].reduce((text, secret) => text.split(secret).join('<SOLANA_WS_URL>'), message);
   }
 
   /** The lease is (or may be) another instance's: its subscriptions go, and it catches up when it takes them. */
