@@ -114,8 +114,8 @@ class TokenWatcher {
   private catchUpWanted = false;
   private catchUp: Promise<void> | undefined;
   private catchUps = 0;
-  /** Wallets waiting to be re-checked (gathered for BATCH_MS). */
-  private readonly pending = new Set<string>();
+  /** Wallets waiting to be re-checked (gathered for BATCH_MS), each with the mints whose accounts changed. */
+  private readonly pending = new Map<string, Set<string>>();
   private batchTimer: NodeJS.Timeout | undefined;
   private working: Promise<void> | undefined;
   private readonly rechecked = { checked: 0, voided: 0, restored: 0 };
@@ -355,7 +355,11 @@ class TokenWatcher {
     const data = getBase64Encoder().encode(base64);
     if (data.length < TOKEN_ACCOUNT_SIZE) return;
     if (data.length > TOKEN_ACCOUNT_SIZE && data[TOKEN_ACCOUNT_SIZE] !== ACCOUNT_TYPE_ACCOUNT) return;
-    this.pending.add(getAddressDecoder().decode(data.subarray(32, 64)));
+    const decode = getAddressDecoder();
+    const owner = decode.decode(data.subarray(32, 64));
+    const mints = this.pending.get(owner) ?? new Set<string>();
+    mints.add(decode.decode(data.subarray(0, 32)));
+    this.pending.set(owner, mints);
     this.schedule();
   }
 
@@ -374,12 +378,17 @@ class TokenWatcher {
 
   private async recheckPending(): Promise<void> {
     while (this.pending.size > 0 && !this.stopped) {
-      const wallets = [...this.pending].slice(0, BATCH_WALLETS);
+      const batch = [...this.pending].slice(0, BATCH_WALLETS);
+      const wallets = batch.map(([wallet]) => wallet);
+      const changed = new Set(batch.flatMap(([, mints]) => [...mints]));
       for (const wallet of wallets) this.pending.delete(wallet);
+      // Only the programs with a rule on a mint that changed: a pass under another rule (a
+      // collection) of the same wallet costs nothing here.
+      const programs = this.programs.filter(({ checker }) => [...tokenMints(checker.policy)].some((mint) => changed.has(mint)));
       const started = performance.now();
       try {
         const reads: RoundReads = { tally: newTally(), mintPrograms: this.mintPrograms };
-        const counts = await recheckHolders(this.services, wallets, { programs: this.programs, reads });
+        const counts = await recheckHolders(this.services, wallets, { programs, reads });
         this.rechecked.checked += counts.checked;
         this.rechecked.voided += counts.voided;
         this.rechecked.restored += counts.restored;
