@@ -8,6 +8,9 @@
 // claim path's in the instance's RPC budget (rpc-budget.ts); its progress (passes checked of the
 // total counted at its start, requests sent) is written after each page, for the operator endpoint.
 //
+// A holder's re-check outside the rounds (a transfer seen by a subscription, subscriptions.ts)
+// decides its passes with the same `settle`.
+//
 // With several instances on one PostgreSQL, a lease row lets one instance run a round at a time,
 // and no instance starts one within the interval of the last (lib/db/eligibility.ts). One round
 // covers every program, one after another.
