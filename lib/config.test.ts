@@ -194,6 +194,8 @@ describe('loadConfig', () => {
       [{ APNS_URL: 'http://api.push.apple.com' }, 'APNS_URL: must be an https:// origin'],
       [{ APNS_URL: 'https://api.push.apple.com/3/device' }, 'APNS_URL: must be an https:// origin'],
       [{ SOLANA_RPC_URL: 'wss://rpc.example.com' }, 'SOLANA_RPC_URL: must be an http:// or https:// URL'],
+      [{ SOLANA_RPC_URL: 'https://rpc.example.com', SOLANA_WS_URL: 'https://rpc.example.com' }, 'SOLANA_WS_URL: must be a ws:// or wss:// URL'],
+      [{ SOLANA_WS_URL: 'wss://rpc.example.com' }, 'SOLANA_RPC_URL: is required when SOLANA_WS_URL is set'],
       [{ PASSKIT_TOKEN_KEY: 'c2hvcnQ=' }, 'PASSKIT_TOKEN_KEY: must be base64 of at least 32 random bytes'],
       [{ PASSKIT_TOKEN_KEY: 'not base64 at all!' }, 'PASSKIT_TOKEN_KEY: must be base64'],
       [{ GOOGLE_WALLET_API_URL: 'https://walletobjects.googleapis.com/walletobjects/v1' }, 'GOOGLE_WALLET_API_URL: must be an http:// or https:// origin'],
@@ -229,6 +231,12 @@ describe('loadConfig', () => {
       const config = loadConfig({ APNS_URL: 'https://127.0.0.1:4433/', SOLANA_RPC_URL: 'https://rpc.example.com/v1?api-key=abc' });
       expect(config.apnsUrl).toBe('https://127.0.0.1:4433');
       expect(config.solanaRpcUrl).toBe('https://rpc.example.com/v1?api-key=abc');
+      expect(config.solanaWsUrl).toBeUndefined();
+      const subscribed = loadConfig({ SOLANA_RPC_URL: 'https://rpc.example.com', SOLANA_WS_URL: 'wss://rpc.example.com/?api-key=abc' });
+      expect(subscribed.solanaWsUrl).toBe('wss://rpc.example.com/?api-key=abc');
+      expect(failureOf({ SOLANA_RPC_URL: 'https://rpc.example.com', SOLANA_WS_URL: 'rpc.example.com/?api-key=0123456789abcdef' })).not.toContain(
+        '0123456789abcdef',
+      );
     });
 
     it('reads PASSKIT_TOKEN_KEY as key bytes, never echoing it, and GOOGLE_WALLET_API_URL as an origin', () => {

@@ -92,6 +92,17 @@ const httpUrl = (example: string) =>
     return url.href;
   });
 
+/** A WebSocket URL (ws:// or wss://), as RPC providers publish their PubSub endpoints. */
+const wsUrl = (example: string) =>
+  z.string().transform((value, ctx) => {
+    const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
+    if (!url || (url.protocol !== 'ws:' && url.protocol !== 'wss:')) {
+      ctx.addIssue({ code: 'custom', message: `must be a ws:// or wss:// URL such as ${example}` });
+      return '';
+    }
+    return url.href;
+  });
+
 /**
  * OPERATOR_WALLETS: comma-separated addresses, duplicates dropped. A bad entry is named by its
  * position, never repeated (nor is the list): a secret key pasted by mistake must not reach a log.
@@ -273,6 +284,8 @@ const envSchema = z.object({
   GOOGLE_WALLET_API_URL: origin(DEFAULT_GOOGLE_WALLET_API_URL).default(DEFAULT_GOOGLE_WALLET_API_URL),
   PASSKIT_TOKEN_KEY: secretKey.optional(),
   SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').optional(),
+  // The same provider's PubSub endpoint: token transfers seen as they happen (lib/eligibility/subscriptions.ts).
+  SOLANA_WS_URL: wsUrl('wss://api.mainnet-beta.solana.com').optional(),
   // Parsed after the schema (loadConfig), by the policy parser, which has its own error paths.
   CLAIM_POLICY: z.string().optional(),
   // At most a week: Node timers overflow past 24.8 days, and a slower re-check is no re-check.
@@ -346,6 +359,8 @@ export type Config = {
   /** Devices registered for one pass at most; a new one past it replaces the oldest. */
   devicesPerPass: number;
   solanaRpcUrl?: string;
+  /** The RPC's WebSocket endpoint: when set, token rules' holders are re-checked as their accounts change. */
+  solanaWsUrl?: string;
   /** Who may claim; unset: anyone. */
   claimPolicy?: ClaimPolicy;
   /** How often passes are checked again against the policy; 0: never. */
@@ -414,6 +429,7 @@ export function loadConfig(env: Env = process.env): Config {
     devicesPerPass: e.DEVICES_PER_PASS,
     passkitTokenKey: e.PASSKIT_TOKEN_KEY,
     solanaRpcUrl: e.SOLANA_RPC_URL,
+    solanaWsUrl: solanaWsUrl(e),
     claimPolicy: claimPolicy(e),
     eligibilityRecheckSeconds: e.ELIGIBILITY_RECHECK_SECONDS,
     solanaRpcTimeoutMs: e.SOLANA_RPC_TIMEOUT_MS,
@@ -486,6 +502,12 @@ function webhook(e: ParsedEnv): Config['webhook'] {
   if (!e.WEBHOOK_URL) throw new ConfigError('WEBHOOK_URL', 'is required when WEBHOOK_SECRET is set (set both, or neither)');
   if (!e.WEBHOOK_SECRET) throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_URL is set (set both, or neither)');
   return { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET.text, key: e.WEBHOOK_SECRET.key };
+}
+
+/** SOLANA_WS_URL only says what changed: the holders are then read through SOLANA_RPC_URL. */
+function solanaWsUrl(e: ParsedEnv): string | undefined {
+  if (e.SOLANA_WS_URL && !e.SOLANA_RPC_URL) throw new ConfigError('SOLANA_RPC_URL', 'is required when SOLANA_WS_URL is set: holders are re-checked through it');
+  return e.SOLANA_WS_URL;
 }
 
 /** The policy, relative allowFile paths resolved from the working directory or the policy file. */

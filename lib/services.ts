@@ -8,6 +8,7 @@ import { Store } from './db/store';
 import { createChainReader } from './eligibility/chain';
 import { EligibilityChecker } from './eligibility/checker';
 import { startRechecks } from './eligibility/recheck';
+import { NO_SUBSCRIPTIONS, type Subscriptions, startSubscriptions } from './eligibility/subscriptions';
 import { errorChain } from './errors';
 import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
@@ -44,6 +45,8 @@ export type Services = {
   jobs: JobLanes;
   /** Living passes: device registrations, rebuilt files, APNs pushes, the Google Wallet API (lib/passes/living.ts). */
   living: Living;
+  /** Token accounts watched as they change (SOLANA_WS_URL), by the one instance holding the lease (lib/eligibility/subscriptions.ts). */
+  subscriptions: Subscriptions;
   close(): Promise<void>;
 };
 
@@ -152,8 +155,10 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     }),
     jobs,
     living,
+    subscriptions: NO_SUBSCRIPTIONS,
     async close() {
       clearInterval(purgeTimer);
+      await services.subscriptions.stop();
       await stopRechecks();
       // First, so no job starts against a closing store; jobs under way finish or are handed back.
       await jobs.stop();
@@ -164,5 +169,6 @@ export async function createServices(config: Config, { clock = systemClock }: Se
   };
   jobs.start();
   const stopRechecks = startRechecks(services);
+  services.subscriptions = startSubscriptions(services);
   return services;
 }

@@ -10,7 +10,8 @@
 // design, five images and no policy against those of the default program.
 // `--recheck` runs one re-check round over 100,000 passes under a token rule (`--short`: 5,000)
 // against the local RPC stand-in answering 429 past 12 requests a second, at SOLANA_RPC_RPS=10,
-// with a light claim load alongside; it also measures getProgramAccounts against the batched reads.
+// with a light claim load alongside; it also measures getProgramAccounts against the batched reads,
+// and, with SOLANA_WS_URL on the PubSub stand-in, how soon a transfer made mid-round voids its pass.
 // `--check-ins` drives POST /api/v1/operator/check-ins at 50 connections over 10,000 claimed passes
 // (`--short`: 1,000), embedded and, with DATABASE_URL, on PostgreSQL.
 //
@@ -31,7 +32,9 @@ import pg from 'pg';
 import { loadConfig } from '../lib/config';
 import { withDefaultUser } from '../lib/db/client';
 import { TOKEN_PROGRAM } from '../lib/eligibility/chain';
+import { SolanaPubSubStandIn } from '../test/support/stand-ins/solana-pubsub';
 import { SolanaRpcStandIn } from '../test/support/stand-ins/solana-rpc';
+import { TestWallet } from '../test/support/wallet';
 import { createScratchDatabase } from './support/scratch-database';
 import { insertPasses } from './support/seed-passes';
 import { type Runner, ServerProcess, sleep } from './support/server-process';
@@ -624,13 +627,17 @@ async function benchPrograms(): Promise<void> {
 // table (scripts/support/seed-passes.ts, 5,000 rows per INSERT … SELECT FROM unnest) once the server
 // has migrated the database; the server's own timer starts the round. 1 % of the holders have
 // sold (their associated account holds 0), 1 % hold their tokens in another account. While the
-// round runs, one claim flow (init, then claim) every 2 s by a fresh holder.
+// round runs, one claim flow (init, then claim) every 2 s by a fresh holder. SOLANA_WS_URL points at
+// the PubSub stand-in over the same accounts: SUBSCRIBED_TRANSFERS holders who claimed before the
+// round sell, one every few seconds while it runs, and each is timed from the transfer to its pass
+// voided (read through the operator API every 25 ms); not counted among the sellers.
 
 const RECHECK = process.argv.includes('--recheck');
 const RECHECK_PASSES = Number(argValue('--passes') ?? (SHORT ? 5_000 : 100_000));
 const RECHECK_RPS = 10;
 const PROVIDER_PER_SECOND = 12;
 const CLAIM_EVERY_MS = 2_000;
+const SUBSCRIBED_TRANSFERS = 5;
 /** The server's timer looks every min(interval, 60 s): the first round starts about this long after start-up. */
 const RECHECK_SECONDS = 30;
 
@@ -670,6 +677,15 @@ async function benchRecheck(): Promise<void> {
   const claimants = wallets.publicKeys.slice(1);
   for (const claimant of claimants) await rpc.putTokenAccount(mint, claimant, 10n);
   const claimantSet = new Set(claimants);
+  // Holders with real keys, whose accounts a transfer (a signed transaction) can empty mid-round.
+  const pubsub = await SolanaPubSubStandIn.start(rpc);
+  const watched: { wallet: TestWallet; account: Awaited<ReturnType<SolanaRpcStandIn['mintTo']>> }[] = [];
+  // One transaction at a time: each expires the stand-in's blockhash.
+  for (let i = 0; i < SUBSCRIBED_TRANSFERS; i++) {
+    const wallet = new TestWallet();
+    watched.push({ wallet, account: await rpc.mintTo(mint, wallet.publicKey, 10n) });
+  }
+  const watchedSet = new Set(watched.map(({ wallet }) => wallet.publicKey));
 
   const database = await createScratchDatabase(adminUrl);
   const server = await ServerProcess.start(
@@ -680,6 +696,7 @@ async function benchRecheck(): Promise<void> {
       CLAIM_POLICY: JSON.stringify({ token: { mint, minAmount: '1' } }),
       SOLANA_RPC_URL: rpc.url,
       SOLANA_RPC_RPS: String(RECHECK_RPS),
+      SOLANA_WS_URL: pubsub.url,
       ELIGIBILITY_RECHECK_SECONDS: String(RECHECK_SECONDS),
       OPERATOR_WALLETS: operator,
     },
@@ -697,8 +714,46 @@ async function benchRecheck(): Promise<void> {
       const answer = await fetch(`${server.baseUrl}/api/v1/operator/eligibility`, { headers: { authorization: `Bearer ${token}` } });
       return ((await answer.json()) as { lastRound: RoundStatus | null }).lastRound;
     };
+    const serials = new Map<string, string>();
+    for (const { wallet } of watched) {
+      const init = await fetch(`${server.baseUrl}/api/v1/claim/init?publicKey=${wallet.publicKey}`);
+      const { message } = (await init.json()) as { message: string };
+      const claim = await fetch(`${server.baseUrl}/api/v1/claim/wallet-pass`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message, signature: wallet.sign(message), publicKey: wallet.publicKey }),
+      });
+      if (claim.status !== 201) throw new Error(`the watched holder's claim: ${claim.status}`);
+      await claim.arrayBuffer();
+      const [row] = await db.query<{ serial: string }>('select serial_number as serial from passes where public_key = $1', [wallet.publicKey]);
+      serials.set(wallet.publicKey, row!.serial);
+    }
     progress(`recheck: waiting for the server's timer to start the round (about ${RECHECK_SECONDS} s after start-up)`);
     while (!(await status())) await sleep(250);
+
+    // Transfers seen by programSubscribe while the round holds the budget's round lane.
+    const transferMs: number[] = [];
+    const probe = (async () => {
+      for (const { wallet, account } of watched) {
+        // Spaced so that all land within the round (about 16 s with --short).
+        await sleep(SHORT ? 1_500 : 3_000);
+        const sold = performance.now();
+        await rpc.transfer(account, wallet.keyPair.secretKey, randomAddress(), 10n);
+        const serial = serials.get(wallet.publicKey)!;
+        while (performance.now() - sold < 30_000) {
+          const pass = (await (
+            await fetch(`${server.baseUrl}/api/v1/operator/passes/${serial}`, { headers: { authorization: `Bearer ${token}` } })
+          ).json()) as {
+            status: string;
+          };
+          if (pass.status === 'voided') {
+            transferMs.push(performance.now() - sold);
+            break;
+          }
+          await sleep(25);
+        }
+      }
+    })();
 
     // A light claim load while the round runs.
     const initMs: number[] = [];
@@ -741,13 +796,18 @@ async function benchRecheck(): Promise<void> {
     }
     claiming = false;
     await load;
+    await probe;
     const seconds = (Date.parse(round.finishedAt!) - Date.parse(round.startedAt)) / 1000;
     const byMethod = new Map<string, number>();
     for (const arrival of rpc.arrivals) {
       if (arrival.throttled || claimantSet.has(String(arrival.first))) continue;
       byMethod.set(arrival.method, (byMethod.get(arrival.method) ?? 0) + 1);
     }
-    const voided = new Set((await db.query<{ key: string }>(`select public_key as key from passes where status = 'voided'`)).map((row) => row.key));
+    const voided = new Set(
+      (await db.query<{ key: string }>(`select public_key as key from passes where status = 'voided'`))
+        .map((row) => row.key)
+        .filter((key) => !watchedSet.has(key)),
+    );
     const voidedSellers = [...voided].filter((key) => sellers.has(key)).length;
     const busiest = rpc.busiestSecond();
 
@@ -782,6 +842,9 @@ async function benchRecheck(): Promise<void> {
     console.log(`| init p50 / p99 / max ms (checks the wallet: one RPC request) | ${latencies(initMs)} |`);
     console.log(`| claim p50 / p99 / max ms (the init's answer cached) | ${latencies(claimMs)} |`);
     console.log(`| bytes answered to the round and claims | ${mib(roundBytes)} |`);
+    console.log(
+      `| transfer → pass voided, seen by programSubscribe mid-round (${transferMs.length} of ${SUBSCRIBED_TRANSFERS}) p50 / max ms | ${fixed(percentile(transferMs, 50))} / ${fixed(Math.max(...transferMs))} |`,
+    );
     console.log('\nReading every holder of the mint instead (same stand-in, no limit):\n');
     console.log('| read | requests | bytes | stand-in ms | at 10 requests/s |');
     console.log('|---|---:|---:|---:|---:|');
@@ -800,11 +863,16 @@ async function benchRecheck(): Promise<void> {
     goal(rpc.throttled === 0, `${rpc.throttled} requests answered 429 (goal 0)`);
     goal(percentile(claimMs, 99) <= 150, `claim p99 ${fixed(percentile(claimMs, 99))} ms (goal <= 150)`);
     goal(percentile(initMs, 99) <= 150, `init p99 ${fixed(percentile(initMs, 99))} ms (goal <= 150)`);
+    goal(
+      transferMs.length === SUBSCRIBED_TRANSFERS && Math.max(...transferMs) <= 5000,
+      `${transferMs.length} of ${SUBSCRIBED_TRANSFERS} transfers voided their pass mid-round, the slowest in ${fixed(Math.max(...transferMs))} ms (goal <= 5000)`,
+    );
   } finally {
     await pool.end();
     await server.stop();
     server.removeDataDir();
     await database.drop();
+    await pubsub.close();
     await rpc.close();
   }
 }

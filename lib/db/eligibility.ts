@@ -1,5 +1,5 @@
 // The tables of the eligibility re-checks: `eligibility_lease`, which lets one instance run a round
-// at a time, and `eligibility_rounds`, the rounds' records (the passes a round reads: passes.ts).
+// at a time (row 1) and hold the PubSub subscriptions (row 2, SUBSCRIPTION_LEASE), and `eligibility_rounds`, the rounds' records (the passes a round reads: passes.ts).
 // Plain parameterized SQL through the store's guarded `sql`, the same on PGlite and PostgreSQL.
 import { asDate, asOptionalDate, onlyRow, type Queryable } from './sql';
 
@@ -49,6 +49,36 @@ export async function renewRecheckLease(db: Queryable, holder: string, leaseSeco
 
 export async function releaseRecheckLease(db: Queryable, holder: string): Promise<void> {
   await db.query(`update eligibility_lease set holder = null, lease_until = now() where id = 1 and holder = $1`, [holder]);
+}
+
+/** The lease row of the subscriptions (lib/eligibility/subscriptions.ts); row 1 is the rounds'. */
+const SUBSCRIPTION_LEASE = 2;
+
+/**
+ * Takes or keeps the subscriptions' lease for `holder`: granted when it lapsed or is already
+ * `holder`'s, one conditional UPDATE so exactly one of several instances gets it. `gap` says that
+ * another instance held it before (it died or handed over): changes made meanwhile went unseen.
+ * The holder's name stays when released, so the next taker knows of the gap.
+ */
+export async function takeSubscriptionLease(db: Queryable, holder: string, leaseSeconds: number): Promise<{ held: boolean; gap: boolean }> {
+  await db.query(`insert into eligibility_lease (id, holder, lease_until) values ($1, null, 'epoch') on conflict (id) do nothing`, [SUBSCRIPTION_LEASE]);
+  const [seen] = await db.query<{ holder: string | null }>(`select holder from eligibility_lease where id = $1`, [SUBSCRIPTION_LEASE]);
+  const previous = seen?.holder ?? null;
+  // Compare and swap on the holder read: of instances trying at once, one changes the row and
+  // the others find it changed (PostgreSQL re-checks the WHERE on the row it locked).
+  const rows = await db.query<{ id: number }>(
+    `update eligibility_lease set holder = $2, lease_until = now() + $3 * interval '1 second'
+     where id = $1 and holder is not distinct from $4::text and (lease_until < now() or holder = $2)
+     returning id`,
+    [SUBSCRIPTION_LEASE, holder, leaseSeconds, previous],
+  );
+  const held = rows.length === 1;
+  return { held, gap: held && previous !== null && previous !== holder };
+}
+
+/** Lets the subscriptions' lease lapse now, so another instance takes them at its next look. */
+export async function releaseSubscriptionLease(db: Queryable, holder: string): Promise<void> {
+  await db.query(`update eligibility_lease set lease_until = now() where id = $1 and holder = $2`, [SUBSCRIPTION_LEASE, holder]);
 }
 
 export async function startRound(db: Queryable, total: number): Promise<number> {

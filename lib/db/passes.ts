@@ -467,6 +467,26 @@ export async function passesToRecheck(db: Queryable, program: string, afterPubli
   );
 }
 
+/**
+ * The passes of these wallets in these programs that a round would check (active, or voided as
+ * `voidReason`), for re-checking holders one by one (a transfer seen by a subscription). Reads
+ * the (program, public_key) unique index.
+ */
+export async function passesOfWalletsToRecheck(
+  db: Queryable,
+  programs: string[],
+  publicKeys: string[],
+  voidReason: string,
+): Promise<(RecheckPass & { program: string })[]> {
+  if (programs.length === 0 || publicKeys.length === 0) return [];
+  return db.query<RecheckPass & { program: string }>(
+    `select serial_number as "serialNumber", public_key as "publicKey", status, program from passes
+     where program = any($1::text[]) and public_key = any($2::text[]) and (status = 'active' or (status = 'voided' and void_reason = $3))
+     order by program, public_key`,
+    [programs, publicKeys, voidReason],
+  );
+}
+
 /** How many of one program's passes a round checks (active, or voided as `voidReason`): the round's total. */
 export async function countPassesToRecheck(db: Queryable, program: string, voidReason: string): Promise<number> {
   const [row] = await db.query<{ n: number | string }>(

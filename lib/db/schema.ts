@@ -274,8 +274,9 @@ export const eligibilityRounds = pgTable(
 );
 
 /**
- * One row: which instance runs a round now, until when, and when the last round began. Taking it
+ * Row 1: which instance runs a round now, until when, and when the last round began. Taking it
  * is one conditional UPDATE, so of several instances exactly one starts a round per interval.
+ * Row 2: which instance holds the PubSub subscriptions (SOLANA_WS_URL), until when.
  */
 export const eligibilityLease = pgTable('eligibility_lease', {
   id: integer('id').primaryKey(),

@@ -241,7 +241,7 @@ function readsChain(rule: ClaimRule): boolean {
 }
 
 /** The mints of the policy's token rules. */
-function tokenMints(rule: ClaimRule, into = new Set<string>()): Set<string> {
+export function tokenMints(rule: ClaimRule, into = new Set<string>()): Set<string> {
   if (rule.kind === 'token') into.add(rule.mint);
   if (rule.kind === 'all' || rule.kind === 'any') for (const part of rule.rules) tokenMints(part, into);
   return into;

@@ -8,6 +8,9 @@
 // claim path's in the instance's RPC budget (rpc-budget.ts); its progress (passes checked of the
 // total counted at its start, requests sent) is written after each page, for the operator endpoint.
 //
+// A holder's re-check outside the rounds (a transfer seen by a subscription, subscriptions.ts)
+// decides its passes with the same `settle`.
+//
 // With several instances on one PostgreSQL, a lease row lets one instance run a round at a time,
 // and no instance starts one within the interval of the last (lib/db/eligibility.ts). One round
 // covers every program, one after another.
@@ -24,7 +27,7 @@ import {
   startRound,
   takeRecheckLease,
 } from '../db/eligibility';
-import { countPassesToRecheck, passesToRecheck, type RecheckPass } from '../db/passes';
+import { countPassesToRecheck, passesOfWalletsToRecheck, passesToRecheck, type RecheckPass } from '../db/passes';
 import { programsToRecheck } from '../db/programs';
 import { type LifecycleDeps, restorePass, voidPass } from '../passes/lifecycle';
 import type { ProgramDirectory } from '../programs/programs';
@@ -52,22 +55,27 @@ const INSTANCE = randomUUID();
 
 type Counts = RoundCounts;
 
+/** A program a round checks, with its policy's checker. */
+export type ProgramToRecheck = { slug: string; checker: Pick<EligibilityChecker, 'checkMany' | 'policy'> };
+
 /**
  * The programs a round checks now, each with its policy's checker, read afresh from the database
  * (a policy set on another instance counts at once). A stored policy that no longer parses is
- * skipped, said in the log: nothing is decided on a rule that cannot be read.
+ * skipped, said in the log (unless `quiet`): nothing is decided on a rule that cannot be read.
  */
-async function programsWithCheckers(services: RecheckDeps): Promise<{ slug: string; checker: Pick<EligibilityChecker, 'checkMany'> }[]> {
-  const found: { slug: string; checker: Pick<EligibilityChecker, 'checkMany'> }[] = [];
+export async function programsWithCheckers(services: RecheckDeps, { quiet = false } = {}): Promise<ProgramToRecheck[]> {
+  const found: ProgramToRecheck[] = [];
   for (const program of await programsToRecheck(services.store.sql)) {
     try {
       const checker = services.programs.checkerOf(program);
       if (checker) found.push({ slug: program.slug, checker });
     } catch (error) {
-      services.log.error(
-        { event: 'eligibility_program_skipped', program: program.slug, err: (error as Error).message },
-        'a program’s policy cannot be read: its passes are not re-checked',
-      );
+      // `quiet`: read every few seconds (subscriptions.ts); the rounds say it.
+      if (!quiet)
+        services.log.error(
+          { event: 'eligibility_program_skipped', program: program.slug, err: (error as Error).message },
+          'a program’s policy cannot be read: its passes are not re-checked',
+        );
     }
   }
   return found;
@@ -141,7 +149,7 @@ export async function runRecheckRound(
  */
 async function recheckProgram(
   services: RecheckDeps,
-  round: { id: number; holder: string; slug: string; checker: Pick<EligibilityChecker, 'checkMany'>; reads: RoundReads; signal?: AbortSignal },
+  round: { id: number; holder: string; slug: string; checker: ProgramToRecheck['checker']; reads: RoundReads; signal?: AbortSignal },
   counts: Counts,
 ): Promise<string | null> {
   const db = services.store.sql;
@@ -177,15 +185,7 @@ async function recheckProgram(
       );
       return `stopped: ${(error as Error).message}`;
     }
-    for (const pass of current.page) {
-      const eligible = verdicts.get(pass.publicKey)?.eligible === true;
-      if (pass.status === 'active' && !eligible) {
-        if ((await voidPass(services, pass.serialNumber, NOT_ELIGIBLE, { ifActive: true })).changed) counts.voided++;
-      } else if (pass.status === 'voided' && eligible) {
-        if ((await restorePass(services, pass.serialNumber, { voidReason: NOT_ELIGIBLE })).changed) counts.restored++;
-      }
-      counts.checked++;
-    }
+    for (const pass of current.page) await settle(services, pass, verdicts, counts);
     counts.requests = round.reads.tally.requests;
     await recordRoundProgress(db, round.id, counts);
     if (!(await renewRecheckLease(db, round.holder, LEASE_SECONDS))) {
@@ -195,6 +195,52 @@ async function recheckProgram(
     current = await next;
   }
   return null;
+}
+
+/**
+ * What a verdict means for one pass, as a round and a holder's re-check decide it: voided
+ * (`not_eligible`) when its wallet no longer qualifies, restored when one voided that way
+ * qualifies again; each change pushed and announced by voidPass and restorePass. A wallet
+ * missing from `verdicts` does not qualify.
+ */
+async function settle(services: RecheckDeps, pass: RecheckPass, verdicts: Map<string, Verdict>, counts: Counts): Promise<void> {
+  const eligible = verdicts.get(pass.publicKey)?.eligible === true;
+  if (pass.status === 'active' && !eligible) {
+    if ((await voidPass(services, pass.serialNumber, NOT_ELIGIBLE, { ifActive: true })).changed) counts.voided++;
+  } else if (pass.status === 'voided' && eligible) {
+    if ((await restorePass(services, pass.serialNumber, { voidReason: NOT_ELIGIBLE })).changed) counts.restored++;
+  }
+  counts.checked++;
+}
+
+/**
+ * Re-checks the passes of these wallets now, outside any round (a transfer seen by a
+ * subscription: lib/eligibility/subscriptions.ts): each program's passes of them against its
+ * policy, settled as a round settles them. Its requests wait in the budget's `round` lane.
+ * Throws as checkMany does when the RPC fails: nothing is decided then.
+ */
+export async function recheckHolders(
+  services: RecheckDeps,
+  wallets: string[],
+  options: { programs?: ProgramToRecheck[]; reads?: RoundReads } = {},
+): Promise<Counts> {
+  const counts: Counts = { checked: 0, voided: 0, restored: 0, requests: 0, error: null };
+  const programs = options.programs ?? (await programsWithCheckers(services));
+  const reads = options.reads ?? newRoundReads();
+  const passes = await passesOfWalletsToRecheck(
+    services.store.sql,
+    programs.map((program) => program.slug),
+    wallets,
+    NOT_ELIGIBLE,
+  );
+  for (const { slug, checker } of programs) {
+    const mine = passes.filter((pass) => pass.program === slug);
+    if (mine.length === 0) continue;
+    const verdicts = await checker.checkMany([...new Set(mine.map((pass) => pass.publicKey))], reads);
+    for (const pass of mine) await settle(services, pass, verdicts, counts);
+  }
+  counts.requests = reads.tally.requests;
+  return counts;
 }
 
 /**

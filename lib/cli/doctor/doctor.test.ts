@@ -13,6 +13,8 @@ import { Redis } from 'ioredis';
 import forge from 'node-forge';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SolanaPubSubStandIn } from '@/test/support/stand-ins/solana-pubsub';
+import { SolanaRpcStandIn } from '@/test/support/stand-ins/solana-rpc';
 import { withDefaultUser } from '../../db/client';
 import { rsaKeyPair } from '../../passes/certificates';
 import { type DoctorOptions, type DoctorReport, formatLine, isFailure, runDoctor } from './index';
@@ -443,6 +445,28 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
         `Fix: check the endpoint and its API key, or choose another RPC provider`,
     ]);
     expectNoSecrets(report, env);
+  });
+
+  it('SOLANA_WS_URL: a PubSub endpoint that accepts programSubscribe, and one that does not answer', async () => {
+    const rpc = await SolanaRpcStandIn.start();
+    const pubsub = await SolanaPubSubStandIn.start(rpc);
+    try {
+      const port = new URL(pubsub.url).port;
+      const good = await doctor({ ...goodEnv, SOLANA_WS_URL: `${pubsub.url}/?api-key=rpc-secret-key` });
+      expect(failures(good)).toEqual([]);
+      expect(printed(good)).toContain(`✓ SOLANA_WS_URL accepts programSubscribe (ws://127.0.0.1:${port})`);
+      expect(pubsub.subscribeCalls.at(-1)).toMatchObject({ program: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' });
+      const env = { ...goodEnv, SOLANA_WS_URL: `ws://127.0.0.1:${silentPort}/rpc-secret-key` };
+      const silentReport = await doctor(env, { timeoutMs: 800 });
+      expect(failures(silentReport)).toEqual([
+        `✗ SOLANA_WS_URL (ws://127.0.0.1:${silentPort}): does not accept programSubscribe (no answer in time). ` +
+          'Fix: check the WebSocket endpoint and its API key (providers publish it beside the RPC URL), or unset it: rounds still re-check',
+      ]);
+      expectNoSecrets(silentReport, env);
+    } finally {
+      await pubsub.close();
+      await rpc.close();
+    }
   });
 
   it('a policy that reads the chain without SOLANA_RPC_URL', async () => {

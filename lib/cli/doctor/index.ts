@@ -21,6 +21,7 @@ import { checkGoogleKey } from './google';
 import { checkRedis } from './redis';
 import { checkApnsUrl, checkClaimPolicy, checkOperatorWallets, checkWebhook } from './settings';
 import { checkSolanaRpc } from './solana';
+import { checkSolanaWs } from './solana-ws';
 
 export { type CheckLine, formatLine, isFailure } from './check-line';
 
@@ -59,6 +60,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       uses('OPERATOR_WALLETS') ? single(Promise.resolve(checkOperatorWallets(config))) : none(),
       uses('CLAIM_POLICY', 'SOLANA_RPC_URL') ? single(Promise.resolve(checkClaimPolicy(config))) : none(),
       uses('CLAIM_POLICY', 'SOLANA_RPC_URL') ? single(checkSolanaRpc(config, timeoutMs)) : none(),
+      uses('SOLANA_WS_URL', 'SOLANA_RPC_URL') ? checkSolanaWs(config, timeoutMs) : none(),
       uses('WEBHOOK_URL', 'WEBHOOK_SECRET') ? single(Promise.resolve(checkWebhook(config))) : none(),
       uses('APNS_URL') ? single(Promise.resolve(checkApnsUrl(config))) : none(),
     ];
@@ -77,7 +79,7 @@ export function helpText(): string {
     '',
     'Checks the configuration in the environment (the same variables the service reads) before it',
     'goes live: Apple signing material and a sample pass, the database, Redis, the Google key,',
-    'OPERATOR_WALLETS, CLAIM_POLICY and its RPC, webhooks and APNS_URL. One line per check.',
+    'OPERATOR_WALLETS, CLAIM_POLICY and its RPC (and PubSub), webhooks and APNS_URL. One line per check.',
     '',
     '  --production  the development certificates fail the check instead of warning',
     '',

@@ -36,6 +36,9 @@
 // answers the next n requests 429; `arrivals` records when each request came (performance.now(),
 // method, first parameter) and `throttled` how many got a 429.
 //
+// Every change (a transaction, bytes written) tells `changeListeners` which accounts it touched:
+// the PubSub stand-in (solana-pubsub.ts) serves `programSubscribe` over the same accounts.
+//
 // Token accounts made through this stand-in (transactions, or bytes written with the official
 // codec by `putTokenAccount`, for the 100,000 holders of the benchmark) are indexed by owner and
 // mint, so that reads by owner or mint do not scan every account; each answer is read from the
@@ -127,6 +130,8 @@ export class SolanaRpcStandIn {
   private readonly byOwner = new Map<string, Set<Address>>();
   private readonly byMint = new Map<string, Set<Address>>();
   private readonly sockets = new Set<Socket>();
+  /** Told of the accounts each change touched (a transaction, bytes written): the PubSub stand-in (solana-pubsub.ts) notifies from it. */
+  readonly changeListeners = new Set<(accounts: Address[]) => void>();
   private payer!: KeyPairSigner;
 
   private constructor(private readonly server: http.Server) {}
@@ -254,6 +259,7 @@ export class SolanaRpcStandIn {
       space: BigInt(data.length),
     });
     this.index(where, address(mint), address(owner));
+    this.changed([where]);
     return where;
   }
 
@@ -346,6 +352,16 @@ export class SolanaRpcStandIn {
     const result = this.svm.sendTransaction(transaction);
     if (result instanceof FailedTransactionMetadata) throw new Error(`transaction failed: ${result.err()} ${result.meta().logs().join('\n')}`);
     this.svm.expireBlockhash();
+    this.changed([...new Set(instructions.flatMap((instruction) => (instruction.accounts ?? []).map((meta) => meta.address)))]);
+  }
+
+  private changed(accounts: Address[]): void {
+    for (const listener of this.changeListeners) listener(accounts);
+  }
+
+  /** An account as `getAccountInfo` answers it with base64 data (`rpcJsonText` writes it out), or null. */
+  accountView(where: Address): Record<string, unknown> | null {
+    return this.accountJson(where, 'base64');
   }
 
   private programOfMint(mint: Address): Address {
@@ -411,7 +427,7 @@ export class SolanaRpcStandIn {
   }
 
   private reply(response: http.ServerResponse, answer: unknown): void {
-    const text = JSON.stringify(answer).replaceAll(RENT_EPOCH_MARK, U64_MAX_TEXT);
+    const text = rpcJsonText(answer);
     this.answeredBytes += Buffer.byteLength(text);
     if (!this.drip) {
       response.writeHead(200, { 'content-type': 'application/json' }).end(text);
@@ -578,6 +594,11 @@ export class SolanaRpcStandIn {
       space: data.length,
     };
   }
+}
+
+/** JSON text of an answer as validators write it (a rent-exempt account's `rentEpoch` as a bare u64::MAX). */
+export function rpcJsonText(answer: unknown): string {
+  return JSON.stringify(answer).replaceAll(RENT_EPOCH_MARK, U64_MAX_TEXT);
 }
 
 /** The Metaplex Metadata account of a mint: the PDA of ["metadata", program id, mint]. */
