@@ -76,7 +76,9 @@ describe('parseClaimPolicy: rule kinds', () => {
       traits: { Background: 'Blue', Eyes: 'Laser' },
     });
     expect(parse({ group: USDC })).toEqual({ kind: 'group', group: USDC });
-    expect(describePolicy(parse({ any: [{ collection: COLLECTION, traits: { Hat: 'Red' } }, { group: USDC }] }))).toBe('any(collection with traits (1), group)');
+    expect(describePolicy(parse({ any: [{ collection: COLLECTION, traits: { Hat: 'Red' } }, { group: USDC }] }))).toBe(
+      'any(collection with traits (1), group)',
+    );
     expect(needsRpc(parse({ group: USDC }))).toBe(true);
   });
 
@@ -162,12 +164,24 @@ describe('parseClaimPolicy: errors name the JSON path, never the values', () => 
     ['an empty any', { any: [] }, 'CLAIM_POLICY: any must list at least one rule'],
     ['all not a list', { all: { allow: [WALLET_A] } }, 'CLAIM_POLICY: all must be a list of rules'],
     ['a rule that is a string', { any: [WALLET_A] }, 'CLAIM_POLICY: any[0] must be a rule object'],
-    ['traits without a collection', { any: [{ traits: { Hat: 'Red' } }] }, 'CLAIM_POLICY: any[0].traits belongs beside collection: {"collection": "<address>", "traits": {…}}'],
+    [
+      'traits without a collection',
+      { any: [{ traits: { Hat: 'Red' } }] },
+      'CLAIM_POLICY: any[0].traits belongs beside collection: {"collection": "<address>", "traits": {…}}',
+    ],
     ['traits beside a token', { token: { mint: USDC, minAmount: '1' }, traits: { Hat: 'Red' } }, 'CLAIM_POLICY: traits belongs beside collection'],
-    ['traits beside collection and another rule', { collection: COLLECTION, traits: { Hat: 'Red' }, group: USDC }, 'CLAIM_POLICY: the policy has 3 keys (collection, traits, group)'],
+    [
+      'traits beside collection and another rule',
+      { collection: COLLECTION, traits: { Hat: 'Red' }, group: USDC },
+      'CLAIM_POLICY: the policy has 3 keys (collection, traits, group)',
+    ],
     ['traits not an object', { collection: COLLECTION, traits: ['Hat', 'Red'] }, 'CLAIM_POLICY: traits must be an object of "<trait_type>": "<value>" pairs'],
     ['no traits', { collection: COLLECTION, traits: {} }, 'CLAIM_POLICY: traits must name at least one trait (or leave traits out)'],
-    ['a trait value as a number', { collection: COLLECTION, traits: { Level: 7 } }, 'CLAIM_POLICY: traits.Level must be the attribute’s value as text, e.g. "Blue" (a number is written as text too: "7")'],
+    [
+      'a trait value as a number',
+      { collection: COLLECTION, traits: { Level: 7 } },
+      'CLAIM_POLICY: traits.Level must be the attribute’s value as text, e.g. "Blue" (a number is written as text too: "7")',
+    ],
     ['an empty trait value', { all: [{ collection: COLLECTION, traits: { Hat: '' } }] }, 'CLAIM_POLICY: all[0].traits.Hat must not be empty'],
     [
       'too many traits',

@@ -274,7 +274,8 @@ function ruleSchema(depth: number, baseDir: string | null): z.ZodType<ClaimRule>
       const keys = Object.keys(rule);
       if (keys.includes('traits')) {
         // traits narrows a collection rule: it is the one key that comes beside another.
-        if (!keys.includes('collection')) ctx.addIssue({ code: 'custom', path: ['traits'], message: 'belongs beside collection: {"collection": "<address>", "traits": {…}}' });
+        if (!keys.includes('collection'))
+          ctx.addIssue({ code: 'custom', path: ['traits'], message: 'belongs beside collection: {"collection": "<address>", "traits": {…}}' });
         else if (keys.length > 2) ctx.addIssue({ code: 'custom', message: `has ${keys.length} keys (${keys.join(', ')}): ${ONE_OF}` });
         return;
       }
@@ -299,7 +300,8 @@ function toRule(rule: RuleObject): ClaimRule {
   if (rule.allow) return { kind: 'allow', addresses: new Set(rule.allow), source: 'inline' };
   if (rule.allowFile) return { kind: 'allow', addresses: rule.allowFile, source: 'file' };
   if (rule.token) return { kind: 'token', mint: rule.token.mint, minAmount: rule.token.minAmount };
-  if (rule.collection) return rule.traits ? { kind: 'collection', collection: rule.collection, traits: rule.traits } : { kind: 'collection', collection: rule.collection };
+  if (rule.collection)
+    return rule.traits ? { kind: 'collection', collection: rule.collection, traits: rule.traits } : { kind: 'collection', collection: rule.collection };
   if (rule.group) return { kind: 'group', group: rule.group };
   if (rule.all) return { kind: 'all', rules: rule.all };
   if (rule.any) return { kind: 'any', rules: rule.any };

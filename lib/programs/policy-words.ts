@@ -30,7 +30,10 @@ function tokenAmount(rule: Extract<ClaimRule, { kind: 'token' }>): string {
 function collectionNft(rule: Extract<ClaimRule, { kind: 'collection' }>): string {
   const nft = `an NFT of the collection ${shortAddress(rule.collection)}`;
   if (!rule.traits) return nft;
-  const traits = Object.entries(rule.traits).map(([type, value]) => `${type}: ${value}`);
+  // In trait_type order: a stored policy (jsonb) does not keep the order it was written in.
+  const traits = Object.entries(rule.traits)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([type, value]) => `${type}: ${value}`);
   return `${nft} with ${traits.length === 1 ? traits[0] : `${traits.slice(0, -1).join(', ')} and ${traits.at(-1)}`}`;
 }
 
