@@ -137,30 +137,34 @@ function parsedTokenAccounts(answer: unknown): ParsedTokenAccount[] {
   });
 }
 
-export function createChainReader(url: string, options: { maxBytes: number; rps: number; log?: Pick<Logger, 'warn'> }): ChainReader {
+export function createChainReader(url: string, options: { maxBytes: number; rps: number; dasRps?: number; log?: Pick<Logger, 'warn'> }): ChainReader {
   const transport = createBoundedRpcTransport({ url, maxBytes: options.maxBytes });
   const rpc = createSolanaRpcFromTransport(transport);
   const budget = new RpcBudget(options.rps);
+  // Providers limit DAS apart from the rest (Helius: 2 a second on the free plan, against 10): a
+  // DAS request goes at a moment both this budget and the instance's allow.
+  const dasBudget = options.dasRps ? new RpcBudget(options.dasRps) : undefined;
   let calls = 0;
   let servesDas: boolean | null = null;
   let noDasLogged = false;
   let dasRequestId = 0;
 
   /**
-   * One RPC call, its turn taken in the instance's budget first (claims before rounds), with a
+   * One RPC call, its turn taken in the instance's budget first (claims before rounds; a DAS
+   * request at a moment `ownBudget`, SOLANA_DAS_RPS, allows too), with a
    * bounded retry: a network error, an HTTP error (5xx) or a JSON-RPC server error is tried again
    * after a short pause while the deadline leaves time; the abort signal ends a hanging request
    * (or a wait for a turn) at the deadline. An invalid-params answer is not retried. A 429 holds
    * the whole budget for its Retry-After (else a growing back-off) and is tried again as long as
    * the deadline allows: at the deadline it is an outage (503), never a "no".
    */
-  async function call<T>(method: string, send: (signal: AbortSignal) => Promise<T>, deadline: Deadline): Promise<T> {
+  async function call<T>(method: string, send: (signal: AbortSignal) => Promise<T>, deadline: Deadline, ownBudget?: RpcBudget): Promise<T> {
     let last: unknown;
     let failures = 0;
     let throttled = 0;
     while (!deadline.signal.aborted) {
       try {
-        await budget.take(deadline.lane, deadline.signal);
+        await budget.take(deadline.lane, deadline.signal, ownBudget);
       } catch (error) {
         last ??= error;
         break;
@@ -187,6 +191,7 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
           const wait = retryAfter ?? Math.min(4000, THROTTLED_BACKOFF_MS * 2 ** throttled);
           throttled++;
           budget.hold(wait);
+          ownBudget?.hold(wait);
           if (Date.now() + wait >= deadline.at) break;
           continue;
         }
@@ -250,6 +255,7 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
       'getAssetsByOwner',
       async (signal) => dasResult(await transport({ payload: { jsonrpc: '2.0', id: String(++dasRequestId), method: 'getAssetsByOwner', params }, signal })),
       deadline,
+      dasBudget,
     );
     servesDas = true;
     const page = readAssetPage(result, owner);

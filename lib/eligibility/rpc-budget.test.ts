@@ -42,4 +42,21 @@ describe('RpcBudget', () => {
     await Promise.all([budget.take('claim'), budget.take('round')]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(148);
   });
+
+  it('a gated request goes only when its gate allows too, counted in both; others of its lane go meanwhile', async () => {
+    const budget = new RpcBudget(200); // 5.25 ms apart
+    const das = new RpcBudget(20); // 52.5 ms apart
+    const gated: number[] = [];
+    const plain: number[] = [];
+    const started = performance.now();
+    await Promise.all([
+      ...Array.from({ length: 4 }, () => budget.take('round', undefined, das).then(() => gated.push(performance.now() - started))),
+      ...Array.from({ length: 4 }, () => budget.take('round').then(() => plain.push(performance.now() - started))),
+    ]);
+    for (let i = 1; i < gated.length; i++) expect(gated[i]! - gated[i - 1]!).toBeGreaterThanOrEqual(das.intervalMs - 1.5);
+    // The plain requests did not wait behind the gated ones' pace.
+    expect(Math.max(...plain)).toBeLessThan(das.intervalMs);
+    expect(budget.sent.round).toBe(8);
+    expect(das.sent.round).toBe(4);
+  });
 });
