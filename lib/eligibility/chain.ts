@@ -22,7 +22,17 @@ import {
 } from '@solana/kit';
 import { getMintDecoder as getToken2022MintDecoder } from '@solana-program/token-2022';
 import type { Logger } from '../log';
-import { assetsByOwnerParams, DAS_MAX_PAGES, DAS_PAGE_LIMIT, type DasAsset, DasNotServed, dasResult, readAssetPage } from './das';
+import {
+  assetsByOwnerParams,
+  DAS_MAX_ASSETS,
+  DAS_MIN_PAGE_LIMIT,
+  DAS_PAGE_LIMIT,
+  type DasAsset,
+  DasNotServed,
+  type DasPage,
+  dasResult,
+  readAssetPage,
+} from './das';
 import { RpcBudget, type RpcLane } from './rpc-budget';
 import { createBoundedRpcTransport, RpcAnswerTooLarge } from './rpc-transport';
 
@@ -249,8 +259,8 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
   }
 
   /** One page of getAssetsByOwner, sent as DAS providers take it: params as an object, not a list. */
-  async function assetPage(owner: string, position: { cursor?: string; page?: number }, deadline: Deadline) {
-    const params = assetsByOwnerParams(owner, position);
+  async function assetPage(owner: string, position: { cursor?: string; page?: number }, limit: number, deadline: Deadline) {
+    const params = assetsByOwnerParams(owner, position, limit);
     const result = await call(
       'getAssetsByOwner',
       async (signal) => dasResult(await transport({ payload: { jsonrpc: '2.0', id: String(++dasRequestId), method: 'getAssetsByOwner', params }, signal })),
@@ -311,20 +321,34 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
       if (servesDas === false) return null;
       const assets: DasAsset[] = [];
       let position: { cursor?: string; page?: number } = {};
+      let limit = DAS_PAGE_LIMIT;
+      // Items read so far (a multiple of every limit used: each is half the one before).
+      let read = 0;
       try {
-        for (let pages = 1; ; pages++) {
-          const page = await assetPage(owner, position, deadline);
+        for (;;) {
+          let page: DasPage;
+          try {
+            page = await assetPage(owner, position, limit, deadline);
+          } catch (error) {
+            // A page of 1,000 richly described assets can outgrow SOLANA_RPC_MAX_BYTES: the same
+            // place is asked again in pages half the size.
+            if (!(error instanceof RpcAnswerTooLarge) || limit <= DAS_MIN_PAGE_LIMIT) throw error;
+            limit /= 2;
+            if (position.page !== undefined) position = { page: read / limit + 1 };
+            continue;
+          }
           assets.push(...page.assets);
-          if (page.count < DAS_PAGE_LIMIT) return assets;
-          if (pages >= DAS_MAX_PAGES) {
-            throw new ChainUnavailable(new MalformedAnswer('getAssetsByOwner', `more than ${DAS_MAX_PAGES * DAS_PAGE_LIMIT} assets for one wallet`));
+          read += page.count;
+          if (page.count < limit) return assets;
+          if (read >= DAS_MAX_ASSETS) {
+            throw new ChainUnavailable(new MalformedAnswer('getAssetsByOwner', `more than ${DAS_MAX_ASSETS} assets for one wallet`));
           }
           // Keyset where the provider offers it (its answer carries a cursor), page numbers otherwise.
           if (page.cursor !== null) {
             if (page.cursor === position.cursor) throw new ChainUnavailable(new MalformedAnswer('getAssetsByOwner', 'the same cursor twice'));
             position = { cursor: page.cursor };
           } else {
-            position = { page: (page.page ?? position.page ?? 1) + 1 };
+            position = { page: read / limit + 1 };
           }
         }
       } catch (error) {

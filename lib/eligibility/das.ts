@@ -16,8 +16,10 @@
 
 /** The DAS API answers at most this many items a page. */
 export const DAS_PAGE_LIMIT = 1000;
-/** Pages read for one wallet at most (100,000 assets): past it the read fails rather than decide on part of the list. */
-export const DAS_MAX_PAGES = 100;
+/** A page too large for SOLANA_RPC_MAX_BYTES is asked again at half the size, down to this (1000, 500, 250, 125). */
+export const DAS_MIN_PAGE_LIMIT = 125;
+/** Assets read for one wallet at most: past it the read fails rather than decide on part of the list. */
+export const DAS_MAX_ASSETS = 100_000;
 
 /** An asset as a collection rule reads it. */
 export type DasAsset = {
@@ -58,8 +60,8 @@ export class DasServerError extends Error {
 }
 
 /** The params of one page: the first page names no position (a provider that pages by keyset then answers a cursor). */
-export function assetsByOwnerParams(owner: string, position: { cursor?: string; page?: number }): Record<string, unknown> {
-  return { ownerAddress: owner, limit: DAS_PAGE_LIMIT, ...position, options: { showUnverifiedCollections: true } };
+export function assetsByOwnerParams(owner: string, position: { cursor?: string; page?: number }, limit = DAS_PAGE_LIMIT): Record<string, unknown> {
+  return { ownerAddress: owner, limit, ...position, options: { showUnverifiedCollections: true } };
 }
 
 /**

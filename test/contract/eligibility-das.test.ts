@@ -132,6 +132,26 @@ describe('collections through DAS, traits, and Token-2022 groups', () => {
         expect(pages).toHaveLength(2);
       }
     }, 60_000);
+
+    it('a page larger than SOLANA_RPC_MAX_BYTES is asked again in pages half the size, and the wallet still read to the end', async () => {
+      const collection = randomAddress();
+      const collector = new TestWallet();
+      for (let i = 0; i < 599; i++) await rpc.addCompressedNft(collector.publicKey, { collection: randomAddress(), id: randomAddress() });
+      await rpc.addCompressedNft(collector.publicKey, { collection, id: lastId() });
+      let before = rpc.answeredBytes;
+      expect(await eligible(open({ collection }), collector)).toBe(true);
+      const perAsset = (rpc.answeredBytes - before) / 600;
+      // Room for about 400 assets a page: 1,000 and 500 are too many, 250 fit.
+      const app = open({ collection }, { SOLANA_RPC_MAX_BYTES: String(Math.round(perAsset * 400)) });
+      for (const keyset of [true, false]) {
+        rpc.dasKeyset = keyset;
+        const from = rpc.arrivals.length;
+        before = rpc.answeredBytes;
+        expect(await eligible(app, collector)).toBe(true);
+        // 1,000 and 500 dropped as they arrive; then 250, 250 and the last 100.
+        expect(rpc.arrivals.slice(from).filter((arrival) => arrival.method === 'getAssetsByOwner')).toHaveLength(5);
+      }
+    }, 60_000);
   });
 
   describe('traits', () => {
@@ -257,7 +277,7 @@ describe('collections through DAS, traits, and Token-2022 groups', () => {
   });
 
   describe('group: a Token-2022 group member', () => {
-    it('a member token held with a balance qualifies; a zero balance, another group’s member, or the group mint’s own token do not', async () => {
+    it('a member token held with a balance qualifies; a zero balance, another group’s member, or a plain Token-2022 token do not', async () => {
       const group = await rpc.createTokenGroup();
       const otherGroup = await rpc.createTokenGroup();
       const member = new TestWallet();
