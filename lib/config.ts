@@ -498,7 +498,7 @@ function claimPolicy(e: ParsedEnv): ClaimPolicy | undefined {
   if (e.CLAIM_POLICY === undefined) return undefined;
   const policy = parseClaimPolicy(e.CLAIM_POLICY);
   if (needsRpc(policy) && !e.SOLANA_RPC_URL) {
-    throw new ConfigError('SOLANA_RPC_URL', 'is required: CLAIM_POLICY has token or collection rules, which read the chain');
+    throw new ConfigError('SOLANA_RPC_URL', 'is required: CLAIM_POLICY has token, collection or group rules, which read the chain');
   }
   return policy;
 }

@@ -109,7 +109,7 @@ describe('parseClaimPolicy: rule kinds', () => {
     );
   });
 
-  it('needsRpc: true when a token or collection rule is anywhere in the tree', () => {
+  it('needsRpc: true when a token, collection or group rule is anywhere in the tree', () => {
     expect(needsRpc(parse({ allow: [WALLET_A] }))).toBe(false);
     expect(needsRpc(parse({ any: [{ allow: [WALLET_A] }, { all: [{ allow: [WALLET_B] }] }] }))).toBe(false);
     expect(needsRpc(parse({ token: { mint: USDC, minAmount: '1' } }))).toBe(true);

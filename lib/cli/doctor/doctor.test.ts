@@ -450,7 +450,7 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const { SOLANA_RPC_URL: _, ...env } = goodEnv;
     const report = await doctor(env);
     expect(failures(report)).toEqual([
-      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules, which read the chain. ' +
+      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token, collection or group rules, which read the chain. ' +
         'Fix: set SOLANA_RPC_URL to a Solana JSON-RPC endpoint such as https://api.mainnet-beta.solana.com',
     ]);
   });
