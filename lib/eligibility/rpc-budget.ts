@@ -108,8 +108,14 @@ export class RpcBudget {
 
   private schedule(): void {
     if (this.waiting === 0) return;
+    // The soonest any waiter may go: this budget's turn, unless every waiter waits for its gate too.
     let at = Number.POSITIVE_INFINITY;
-    for (const waiter of [...this.lanes.claim, ...this.lanes.round]) at = Math.min(at, this.readyAt(waiter));
+    search: for (const queue of [this.lanes.claim, this.lanes.round]) {
+      for (const waiter of queue) {
+        at = Math.min(at, this.readyAt(waiter));
+        if (!waiter.gate) break search;
+      }
+    }
     // A timer set for a gated waiter's later turn is brought forward when one that may go sooner arrives.
     if (this.timer && this.timerAt <= at) return;
     this.clearTimer();
