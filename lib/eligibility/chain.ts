@@ -77,9 +77,10 @@ export function deadlineIn(ms: number, lane: RpcLane = 'claim', tally?: RequestT
 export type ChainReader = {
   /** The wallet's balance of `mint` in base units, summed over all its token accounts of that mint. */
   tokenBalance(owner: string, mint: string, deadline: Deadline): Promise<bigint>;
-  /** The mints of the NFTs the wallet holds now: token accounts of amount 1 and decimals 0, Token and Token-2022. */
-  nftMints(owner: string, deadline: Deadline): Promise<string[]>;
-  /** The wallet's token accounts under one token program (one getTokenAccountsByOwner, jsonParsed). */
+  /**
+   * The wallet's token accounts under one token program (one getTokenAccountsByOwner, jsonParsed):
+   * its NFTs (amount 1, decimals 0, on Token and Token-2022) and its Token-2022 holdings are read from these.
+   */
   tokenAccounts(owner: string, program: Address, deadline: Deadline): Promise<TokenHolding[]>;
   /**
    * Every asset the DAS API lists for the wallet (getAssetsByOwner, DAS_PAGE_LIMIT a page, paged
@@ -308,11 +309,6 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
 
     get servesDas() {
       return servesDas;
-    },
-
-    async nftMints(owner, deadline) {
-      const perProgram = await Promise.all([TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((program) => tokenAccounts(owner, program, deadline)));
-      return [...new Set(perProgram.flat().flatMap(({ mint, amount, decimals }) => (amount === 1n && decimals === 0 ? [mint] : [])))];
     },
 
     tokenAccounts,
