@@ -203,7 +203,7 @@ describe('loadConfig', () => {
       [{ ELIGIBILITY_RECHECK_SECONDS: '1.5' }, 'ELIGIBILITY_RECHECK_SECONDS'],
       [{ ELIGIBILITY_RECHECK_SECONDS: '604801' }, 'ELIGIBILITY_RECHECK_SECONDS: must be at most 604800'],
       [{ CLAIM_POLICY: '{"allow": []}' }, 'CLAIM_POLICY: allow must list at least one address'],
-      [{ CLAIM_POLICY: `{"collection": "${USDC}"}` }, 'SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules'],
+      [{ CLAIM_POLICY: `{"collection": "${USDC}"}` }, 'SOLANA_RPC_URL: is required: CLAIM_POLICY has token, collection or group rules'],
     ])('refuses %j with one line naming the variable', (env, expected) => {
       const message = failureOf(env);
       expect(message).toContain(expected);

@@ -296,6 +296,8 @@ const envSchema = z.object({
   SOLANA_RPC_MAX_BYTES: integer(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
   // Requests per second to SOLANA_RPC_URL, per instance, in any one-second window (Helius free: 10).
   SOLANA_RPC_RPS: integer(1, 10_000).default(10),
+  // DAS requests per second, within SOLANA_RPC_RPS: providers limit DAS apart (Helius free: 2). Unset: only SOLANA_RPC_RPS.
+  SOLANA_DAS_RPS: integer(1, 10_000).optional(),
   // How long a wallet that qualified is taken to still qualify (docs/eligibility.md says why that is safe).
   ELIGIBILITY_CACHE_SECONDS: integer(0, 3600).default(30),
   // Internal, for tests: the first retry delay of the job queue (webhook deliveries, pushes).
@@ -371,6 +373,8 @@ export type Config = {
   solanaRpcMaxBytes: number;
   /** RPC requests per second, per instance, in any one-second window: every request waits for its turn. */
   solanaRpcRps: number;
+  /** DAS requests per second, per instance, each also within solanaRpcRps; undefined: no bound of their own. */
+  solanaDasRps?: number;
   /** How long a positive eligibility answer is reused; 0: never. */
   eligibilityCacheSeconds: number;
   /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
@@ -435,6 +439,7 @@ export function loadConfig(env: Env = process.env): Config {
     solanaRpcTimeoutMs: e.SOLANA_RPC_TIMEOUT_MS,
     solanaRpcMaxBytes: e.SOLANA_RPC_MAX_BYTES,
     solanaRpcRps: e.SOLANA_RPC_RPS,
+    solanaDasRps: e.SOLANA_DAS_RPS,
     eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
@@ -515,7 +520,7 @@ function claimPolicy(e: ParsedEnv): ClaimPolicy | undefined {
   if (e.CLAIM_POLICY === undefined) return undefined;
   const policy = parseClaimPolicy(e.CLAIM_POLICY);
   if (needsRpc(policy) && !e.SOLANA_RPC_URL) {
-    throw new ConfigError('SOLANA_RPC_URL', 'is required: CLAIM_POLICY has token or collection rules, which read the chain');
+    throw new ConfigError('SOLANA_RPC_URL', 'is required: CLAIM_POLICY has token, collection or group rules, which read the chain');
   }
   return policy;
 }

@@ -119,7 +119,9 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     log.warn({ event: 'development_signing' }, 'No Apple certificates configured: passes are signed by a development chain and will not install on a phone');
   }
 
-  const chain = config.solanaRpcUrl ? createChainReader(config.solanaRpcUrl, { maxBytes: config.solanaRpcMaxBytes, rps: config.solanaRpcRps }) : undefined;
+  const chain = config.solanaRpcUrl
+    ? createChainReader(config.solanaRpcUrl, { maxBytes: config.solanaRpcMaxBytes, rps: config.solanaRpcRps, dasRps: config.solanaDasRps, log })
+    : undefined;
   const eligibility = config.claimPolicy
     ? new EligibilityChecker(config.claimPolicy, chain, { cacheSeconds: config.eligibilityCacheSeconds, timeoutMs: config.solanaRpcTimeoutMs })
     : undefined;

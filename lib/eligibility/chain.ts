@@ -1,6 +1,7 @@
 // What the eligibility rules read from the chain, through any Solana JSON-RPC provider
-// (SOLANA_RPC_URL) with @solana/kit's RPC client: token balances, the NFTs a wallet holds, and the
-// verified collection of each NFT. Every call runs under one deadline per check (retries
+// (SOLANA_RPC_URL) with @solana/kit's RPC client: token balances, the NFTs a wallet holds, the
+// verified collection of each NFT, the assets the DAS API lists for a wallet (where the provider
+// serves it: ./das.ts), and the Token-2022 group each mint is a member of. Every call runs under one deadline per check (retries
 // included), and its answer is read within SOLANA_RPC_MAX_BYTES (./rpc-transport.ts); an RPC that
 // fails, does not answer in time, or answers what does not decode is a ChainUnavailable, never a "no".
 import { setMaxListeners } from 'node:events';
@@ -19,6 +20,19 @@ import {
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
 } from '@solana/kit';
+import { getMintDecoder as getToken2022MintDecoder } from '@solana-program/token-2022';
+import type { Logger } from '../log';
+import {
+  assetsByOwnerParams,
+  DAS_MAX_ASSETS,
+  DAS_MIN_PAGE_LIMIT,
+  DAS_PAGE_LIMIT,
+  type DasAsset,
+  DasNotServed,
+  type DasPage,
+  dasResult,
+  readAssetPage,
+} from './das';
 import { RpcBudget, type RpcLane } from './rpc-budget';
 import { createBoundedRpcTransport, RpcAnswerTooLarge } from './rpc-transport';
 
@@ -63,8 +77,24 @@ export function deadlineIn(ms: number, lane: RpcLane = 'claim', tally?: RequestT
 export type ChainReader = {
   /** The wallet's balance of `mint` in base units, summed over all its token accounts of that mint. */
   tokenBalance(owner: string, mint: string, deadline: Deadline): Promise<bigint>;
-  /** The mints of the NFTs the wallet holds now: token accounts of amount 1 and decimals 0, Token and Token-2022. */
-  nftMints(owner: string, deadline: Deadline): Promise<string[]>;
+  /**
+   * The wallet's token accounts under one token program (one getTokenAccountsByOwner, jsonParsed):
+   * its NFTs (amount 1, decimals 0, on Token and Token-2022) and its Token-2022 holdings are read from these.
+   */
+  tokenAccounts(owner: string, program: Address, deadline: Deadline): Promise<TokenHolding[]>;
+  /**
+   * Every asset the DAS API lists for the wallet (getAssetsByOwner, DAS_PAGE_LIMIT a page, paged
+   * until done), burnt ones left out; null when the provider does not serve DAS (found once, then
+   * remembered: no more DAS requests are sent, and it is logged once).
+   */
+  dasAssets(owner: string, deadline: Deadline): Promise<DasAsset[] | null>;
+  /** Whether SOLANA_RPC_URL serves the DAS API: null until a DAS request has been answered. */
+  readonly servesDas: boolean | null;
+  /**
+   * For each mint, the group its Token-2022 group member extension (in the mint itself) names
+   * (absent: none), read 100 mints per getMultipleAccounts call.
+   */
+  mintGroups(mints: string[], deadline: Deadline): Promise<Map<string, string>>;
   /** For each mint, the collection its Metaplex metadata names and has verified (absent: none). */
   verifiedCollections(mints: string[], deadline: Deadline): Promise<Map<string, string>>;
   /** The token program that owns `mint` (Token or Token-2022); null when there is no such mint. One getAccountInfo. */
@@ -99,6 +129,9 @@ const AMOUNT = /^\d+$/;
 
 type ParsedTokenAccount = { mint: string; owner: string; amount: string; decimals: number };
 
+/** A token account as a rule reads it: its mint, its amount in base units, the mint's decimals. */
+export type TokenHolding = { mint: string; amount: bigint; decimals: number };
+
 /** The token accounts of a jsonParsed getTokenAccountsByOwner answer; throws MalformedAnswer on any other shape. */
 function parsedTokenAccounts(answer: unknown): ParsedTokenAccount[] {
   const bad = (what: string) => new MalformedAnswer('getTokenAccountsByOwner', what);
@@ -115,26 +148,34 @@ function parsedTokenAccounts(answer: unknown): ParsedTokenAccount[] {
   });
 }
 
-export function createChainReader(url: string, options: { maxBytes: number; rps: number }): ChainReader {
-  const rpc = createSolanaRpcFromTransport(createBoundedRpcTransport({ url, maxBytes: options.maxBytes }));
+export function createChainReader(url: string, options: { maxBytes: number; rps: number; dasRps?: number; log?: Pick<Logger, 'warn'> }): ChainReader {
+  const transport = createBoundedRpcTransport({ url, maxBytes: options.maxBytes });
+  const rpc = createSolanaRpcFromTransport(transport);
   const budget = new RpcBudget(options.rps);
+  // Providers limit DAS apart from the rest (Helius: 2 a second on the free plan, against 10): a
+  // DAS request goes at a moment both this budget and the instance's allow.
+  const dasBudget = options.dasRps ? new RpcBudget(options.dasRps) : undefined;
   let calls = 0;
+  let servesDas: boolean | null = null;
+  let noDasLogged = false;
+  let dasRequestId = 0;
 
   /**
-   * One RPC call, its turn taken in the instance's budget first (claims before rounds), with a
+   * One RPC call, its turn taken in the instance's budget first (claims before rounds; a DAS
+   * request at a moment `ownBudget`, SOLANA_DAS_RPS, allows too), with a
    * bounded retry: a network error, an HTTP error (5xx) or a JSON-RPC server error is tried again
    * after a short pause while the deadline leaves time; the abort signal ends a hanging request
    * (or a wait for a turn) at the deadline. An invalid-params answer is not retried. A 429 holds
    * the whole budget for its Retry-After (else a growing back-off) and is tried again as long as
    * the deadline allows: at the deadline it is an outage (503), never a "no".
    */
-  async function call<T>(method: string, send: (signal: AbortSignal) => Promise<T>, deadline: Deadline): Promise<T> {
+  async function call<T>(method: string, send: (signal: AbortSignal) => Promise<T>, deadline: Deadline, ownBudget?: RpcBudget): Promise<T> {
     let last: unknown;
     let failures = 0;
     let throttled = 0;
     while (!deadline.signal.aborted) {
       try {
-        await budget.take(deadline.lane, deadline.signal);
+        await budget.take(deadline.lane, deadline.signal, ownBudget);
       } catch (error) {
         last ??= error;
         break;
@@ -148,13 +189,20 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
         return await send(deadline.signal);
       } catch (error) {
         last = error;
-        // Invalid params, and an answer past the size bound, would come back the same.
-        if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) || error instanceof RpcAnswerTooLarge || deadline.signal.aborted) break;
+        // Invalid params, a method the provider does not serve, and an answer past the size bound, would come back the same.
+        if (
+          isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS) ||
+          error instanceof DasNotServed ||
+          error instanceof RpcAnswerTooLarge ||
+          deadline.signal.aborted
+        )
+          break;
         const retryAfter = tooManyRequests(error);
         if (retryAfter !== undefined) {
           const wait = retryAfter ?? Math.min(4000, THROTTLED_BACKOFF_MS * 2 ** throttled);
           throttled++;
           budget.hold(wait);
+          ownBudget?.hold(wait);
           if (Date.now() + wait >= deadline.at) break;
           continue;
         }
@@ -196,6 +244,36 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
 
   const metadataSerializer = getMetadataAccountDataSerializer();
 
+  async function tokenAccounts(owner: string, programId: Address, deadline: Deadline): Promise<TokenHolding[]> {
+    const answer = await call(
+      'getTokenAccountsByOwner',
+      (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { programId }, { encoding: 'jsonParsed' }).send({ abortSignal }),
+      deadline,
+    ).catch(unavailable);
+    try {
+      return parsedTokenAccounts(answer)
+        .filter((account) => account.owner === owner)
+        .map(({ mint, amount, decimals }) => ({ mint, amount: BigInt(amount), decimals }));
+    } catch (error) {
+      throw new ChainUnavailable(error);
+    }
+  }
+
+  /** One page of getAssetsByOwner, sent as DAS providers take it: params as an object, not a list. */
+  async function assetPage(owner: string, position: { cursor?: string; page?: number }, limit: number, deadline: Deadline) {
+    const params = assetsByOwnerParams(owner, position, limit);
+    const result = await call(
+      'getAssetsByOwner',
+      async (signal) => dasResult(await transport({ payload: { jsonrpc: '2.0', id: String(++dasRequestId), method: 'getAssetsByOwner', params }, signal })),
+      deadline,
+      dasBudget,
+    );
+    servesDas = true;
+    const page = readAssetPage(result, owner);
+    if (typeof page === 'string') throw new ChainUnavailable(new MalformedAnswer('getAssetsByOwner', page));
+    return page;
+  }
+
   return {
     get calls() {
       return calls;
@@ -229,27 +307,77 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
       return total;
     },
 
-    async nftMints(owner, deadline) {
+    get servesDas() {
+      return servesDas;
+    },
+
+    tokenAccounts,
+
+    async dasAssets(owner, deadline) {
+      if (servesDas === false) return null;
+      const assets: DasAsset[] = [];
+      let position: { cursor?: string; page?: number } = {};
+      let limit = DAS_PAGE_LIMIT;
+      // Items read so far (a multiple of every limit used: each is half the one before).
+      let read = 0;
       try {
-        const perProgram = await Promise.all(
-          [TOKEN_PROGRAM, TOKEN_2022_PROGRAM].map((programId) =>
-            call(
-              'getTokenAccountsByOwner',
-              (abortSignal) => rpc.getTokenAccountsByOwner(address(owner), { programId }, { encoding: 'jsonParsed' }).send({ abortSignal }),
-              deadline,
-            ),
-          ),
-        );
-        const mints = new Set<string>();
-        for (const answer of perProgram) {
-          for (const { mint, amount, decimals } of parsedTokenAccounts(answer)) {
-            if (amount === '1' && decimals === 0) mints.add(mint);
+        for (;;) {
+          let page: DasPage;
+          try {
+            page = await assetPage(owner, position, limit, deadline);
+          } catch (error) {
+            // A page of 1,000 richly described assets can outgrow SOLANA_RPC_MAX_BYTES: the same
+            // place is asked again in pages half the size.
+            if (!(error instanceof RpcAnswerTooLarge) || limit <= DAS_MIN_PAGE_LIMIT) throw error;
+            limit /= 2;
+            if (position.page !== undefined) position = { page: read / limit + 1 };
+            continue;
+          }
+          assets.push(...page.assets);
+          read += page.count;
+          if (page.count < limit) return assets;
+          if (read >= DAS_MAX_ASSETS) {
+            throw new ChainUnavailable(new MalformedAnswer('getAssetsByOwner', `more than ${DAS_MAX_ASSETS} assets for one wallet`));
+          }
+          // Keyset where the provider offers it (its answer carries a cursor), page numbers otherwise.
+          if (page.cursor !== null) {
+            if (page.cursor === position.cursor) throw new ChainUnavailable(new MalformedAnswer('getAssetsByOwner', 'the same cursor twice'));
+            position = { cursor: page.cursor };
+          } else {
+            position = { page: read / limit + 1 };
           }
         }
-        return [...mints];
       } catch (error) {
-        throw new ChainUnavailable(error);
+        if (!(error instanceof DasNotServed)) throw error instanceof ChainUnavailable ? error : new ChainUnavailable(error);
+        servesDas = false;
+        if (!noDasLogged) {
+          noDasLogged = true;
+          options.log?.warn(
+            { event: 'das_not_served' },
+            'the Solana RPC does not serve the DAS API (getAssetsByOwner): collection rules count token-metadata NFTs only, not compressed NFTs or Core assets',
+          );
+        }
+        return null;
       }
+    },
+
+    async mintGroups(mints, deadline) {
+      const groups = new Map<string, string>();
+      const decoder = getToken2022MintDecoder();
+      (
+        await accountsOf(
+          mints.map((mint) => address(mint)),
+          deadline,
+        )
+      ).forEach((account, index) => {
+        const mint = mints[index] as string;
+        if (!account || account.owner !== TOKEN_2022_PROGRAM) return;
+        const data = Array.isArray(account.data) ? account.data[0] : undefined;
+        if (typeof data !== 'string') throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
+        const group = decodeGroupMembership(decoder, getBase64Encoder().encode(data) as Uint8Array, mint);
+        if (group) groups.set(mint, group);
+      });
+      return groups;
     },
 
     async verifiedCollections(mints, deadline) {
@@ -356,6 +484,26 @@ function decodeVerifiedCollection(serializer: ReturnType<typeof getMetadataAccou
     if (metadata.mint !== mint || metadata.collection.__option !== 'Some') return undefined;
     const { verified, key } = metadata.collection.value;
     return verified ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The group a Token-2022 mint's group member extension names, decoded with the Token-2022
+ * program's own codec (@solana-program/token-2022). Only the extension in the mint itself counts,
+ * and only when it names this mint as the member: the Token-2022 program writes it there only with
+ * the group's update authority's signature. A mint that does not decode (not a mint, an extension
+ * newer than the codec) names none.
+ */
+function decodeGroupMembership(decoder: ReturnType<typeof getToken2022MintDecoder>, bytes: Uint8Array, mint: string): string | undefined {
+  try {
+    const decoded = decoder.decode(bytes);
+    if (decoded.extensions.__option !== 'Some') return undefined;
+    for (const extension of decoded.extensions.value) {
+      if (extension.__kind === 'TokenGroupMember' && extension.mint === mint) return extension.group;
+    }
+    return undefined;
   } catch {
     return undefined;
   }

@@ -3,16 +3,30 @@
 // for the claim path, and a batched form for the re-check rounds.
 
 import type { Address } from '@solana/kit';
-import { type ChainReader, ChainUnavailable, type Deadline, deadlineIn, newTally, type RequestTally } from './chain';
+import {
+  type ChainReader,
+  ChainUnavailable,
+  type Deadline,
+  deadlineIn,
+  newTally,
+  type RequestTally,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  type TokenHolding,
+} from './chain';
+import { assetMatches, type DasAsset } from './das';
 import type { ClaimRule } from './policy';
 
 export type Verdict = { eligible: true } | { eligible: false; missing: string };
 
-/** What one re-check round shares across its pages: the requests it sent, and each mint's program, found once. */
-export type RoundReads = { tally: RequestTally; mintPrograms: Map<string, Promise<Address | null>> };
+/**
+ * What one re-check round shares across its pages: the requests it sent, each mint's program,
+ * and each Token-2022 mint's group (a member extension is never removed), found once.
+ */
+export type RoundReads = { tally: RequestTally; mintPrograms: Map<string, Promise<Address | null>>; mintGroups: Map<string, string | null> };
 
 export function newRoundReads(): RoundReads {
-  return { tally: newTally(), mintPrograms: new Map() };
+  return { tally: newTally(), mintPrograms: new Map(), mintGroups: new Map() };
 }
 
 /** Wallets whose positive answers are kept at most (oldest dropped first): bounds the memory an init flood can take. */
@@ -63,16 +77,31 @@ export class EligibilityChecker {
   async checkMany(wallets: string[], round: RoundReads = newRoundReads()): Promise<Map<string, Verdict>> {
     const mints = tokenMints(this.policy);
     const collections = hasRule(this.policy, 'collection');
+    const groups = hasRule(this.policy, 'group');
     // Each check's own deadline per 16 wallets, plus the time the budget may pace this page's
-    // requests over, twice (a round checks two pages at a time: recheck.ts).
-    const requests = 1 + mints.size * (1 + wallets.length) + (collections ? 2 * wallets.length + Math.ceil(wallets.length / 10) : 0);
+    // requests over, twice (a round checks two pages at a time: recheck.ts). A collection costs a
+    // wallet one DAS page, or without DAS two token-account reads and its metadata.
+    const requests =
+      1 +
+      mints.size * (1 + wallets.length) +
+      (collections ? 2 * wallets.length + Math.ceil(wallets.length / 10) : 0) +
+      (groups ? wallets.length + Math.ceil(wallets.length / 10) : 0);
     const pacing = 2 * (this.chain?.budget.intervalMs ?? 0) * requests;
     const deadline = deadlineIn(this.options.timeoutMs * Math.max(1, Math.ceil(wallets.length / BATCH_CONCURRENCY)) + pacing, 'round', round.tally);
-    const facts = new Facts(this.chain, deadline, round.mintPrograms);
+    const facts = new Facts(this.chain, deadline, round.mintPrograms, round.mintGroups);
     await Promise.all([...mints].map((mint) => facts.prefetchAssociatedBalances(wallets, mint)));
     if (collections) {
-      await pool(wallets, BATCH_CONCURRENCY, (wallet) => facts.nftMints(wallet));
-      await facts.prefetchCollections();
+      // Through DAS, one wallet after another within the budget; without DAS, the token-metadata
+      // NFTs, their metadata read together.
+      await pool(wallets, BATCH_CONCURRENCY, (wallet) => facts.assets(wallet));
+      if (this.chain?.servesDas === false) {
+        await pool(wallets, BATCH_CONCURRENCY, (wallet) => facts.nftMints(wallet));
+        await facts.prefetchCollections();
+      }
+    }
+    if (groups) {
+      await pool(wallets, BATCH_CONCURRENCY, (wallet) => facts.holdings(wallet, TOKEN_2022_PROGRAM));
+      await facts.prefetchGroups();
     }
     const verdicts = new Map<string, Verdict>();
     await pool(wallets, BATCH_CONCURRENCY, async (wallet) => {
@@ -113,8 +142,13 @@ async function unmet(rule: ClaimRule, wallet: string, facts: Facts): Promise<str
       return `hold at least ${rule.minAmount} base units of the token ${rule.mint} (it holds ${balance})`;
     }
     case 'collection': {
-      const collections = await facts.collectionsHeld(wallet);
-      return collections.has(rule.collection) ? undefined : `hold an NFT of the verified collection ${rule.collection}`;
+      if (await facts.holdsOfCollection(wallet, rule.collection, rule.traits)) return undefined;
+      const traits = rule.traits ? ` with ${traitsInWords(rule.traits)}` : '';
+      return `hold an NFT of the verified collection ${rule.collection}${traits}`;
+    }
+    case 'group': {
+      const groups = await facts.groupsHeld(wallet);
+      return groups.has(rule.group) ? undefined : `hold a token of the Token-2022 group ${rule.group}`;
     }
     case 'all': {
       // Every part is needed anyway when the wallet qualifies, so they are read at once; all the
@@ -146,11 +180,16 @@ class Facts {
   private readonly associated = new Map<string, bigint>();
   private readonly nfts = new Map<string, Promise<string[]>>();
   private readonly collections = new Map<string, string | null>();
+  /** wallet → its assets as DAS lists them (null: the provider does not serve DAS). */
+  private readonly dasAssets = new Map<string, Promise<DasAsset[] | null>>();
+  /** "wallet program" → its token accounts under that program. */
+  private readonly tokenAccounts = new Map<string, Promise<TokenHolding[]>>();
 
   constructor(
     private readonly chain: ChainReader | undefined,
     private readonly deadline: Deadline,
     private readonly mintPrograms = new Map<string, Promise<Address | null>>(),
+    private readonly mintGroups = new Map<string, string | null>(),
   ) {}
 
   private reader(): ChainReader {
@@ -203,12 +242,74 @@ class Facts {
     return balance;
   }
 
+  /** The wallet's token accounts under `program`, read once (the NFT and group rules share them). */
+  holdings(wallet: string, program: Address): Promise<TokenHolding[]> {
+    const key = `${wallet} ${program}`;
+    const known = this.tokenAccounts.get(key);
+    if (known) return known;
+    const found = this.reader().tokenAccounts(wallet, program, this.deadline);
+    this.tokenAccounts.set(key, found);
+    return found;
+  }
+
   nftMints(wallet: string): Promise<string[]> {
     const known = this.nfts.get(wallet);
     if (known) return known;
-    const mints = this.reader().nftMints(wallet, this.deadline);
+    const mints = Promise.all([this.holdings(wallet, TOKEN_PROGRAM), this.holdings(wallet, TOKEN_2022_PROGRAM)]).then((perProgram) => [
+      ...new Set(perProgram.flat().flatMap(({ mint, amount, decimals }) => (amount === 1n && decimals === 0 ? [mint] : []))),
+    ]);
     this.nfts.set(wallet, mints);
     return mints;
+  }
+
+  /** The wallet's assets as the DAS API lists them, every page; null when the provider does not serve DAS. */
+  assets(wallet: string): Promise<DasAsset[] | null> {
+    const known = this.dasAssets.get(wallet);
+    if (known) return known;
+    const found = this.reader().dasAssets(wallet, this.deadline);
+    this.dasAssets.set(wallet, found);
+    return found;
+  }
+
+  /**
+   * Whether the wallet holds an asset of the verified `collection` with all `traits`: through DAS
+   * (compressed NFTs, Core assets and token-metadata NFTs alike, attributes as DAS indexed them).
+   * Without DAS only token-metadata NFTs are seen, whose attributes live in off-chain JSON that
+   * is not fetched: a rule with traits then matches nothing.
+   */
+  async holdsOfCollection(wallet: string, collection: string, traits: Readonly<Record<string, string>> | undefined): Promise<boolean> {
+    const assets = await this.assets(wallet);
+    if (assets) return assets.some((asset) => assetMatches(asset, collection, traits));
+    if (traits) return false;
+    return (await this.collectionsHeld(wallet)).has(collection);
+  }
+
+  /** Reads the group of every Token-2022 mint held (balance above 0) so far, in calls of up to 100 accounts. */
+  async prefetchGroups(): Promise<void> {
+    const all = new Set<string>();
+    for (const [key, holdings] of this.tokenAccounts) {
+      if (!key.endsWith(` ${TOKEN_2022_PROGRAM}`)) continue;
+      for (const { mint, amount } of await holdings) if (amount > 0n && !this.mintGroups.has(mint)) all.add(mint);
+    }
+    if (all.size > 0) await this.readGroups([...all]);
+  }
+
+  /** The groups whose member tokens the wallet holds now (a balance above 0 of a member mint). */
+  async groupsHeld(wallet: string): Promise<Set<string>> {
+    const held = (await this.holdings(wallet, TOKEN_2022_PROGRAM)).filter(({ amount }) => amount > 0n).map(({ mint }) => mint);
+    const unknown = [...new Set(held.filter((mint) => !this.mintGroups.has(mint)))];
+    if (unknown.length > 0) await this.readGroups(unknown);
+    const groups = new Set<string>();
+    for (const mint of held) {
+      const group = this.mintGroups.get(mint);
+      if (group) groups.add(group);
+    }
+    return groups;
+  }
+
+  private async readGroups(mints: string[]): Promise<void> {
+    const found = await this.reader().mintGroups(mints, this.deadline);
+    for (const mint of mints) this.mintGroups.set(mint, found.get(mint) ?? null);
   }
 
   /** Reads the collections of every NFT seen so far, in calls of up to 100 accounts. */
@@ -237,7 +338,21 @@ class Facts {
 }
 
 function readsChain(rule: ClaimRule): boolean {
-  return rule.kind === 'token' || rule.kind === 'collection' || ((rule.kind === 'all' || rule.kind === 'any') && rule.rules.some(readsChain));
+  return (
+    rule.kind === 'token' ||
+    rule.kind === 'collection' ||
+    rule.kind === 'group' ||
+    ((rule.kind === 'all' || rule.kind === 'any') && rule.rules.some(readsChain))
+  );
+}
+
+/** `the traits Background "Blue" and Eyes "Laser"`: a rule's traits, as the refusal says them. */
+export function traitsInWords(traits: Readonly<Record<string, string>>): string {
+  const parts = Object.entries(traits)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([type, value]) => `${type} "${value}"`);
+  const list = parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+  return `${parts.length === 1 ? 'the trait' : 'the traits'} ${list}`;
 }
 
 /** The mints of the policy's token rules. */
@@ -265,7 +380,8 @@ async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<unk
 export type PolicyDescription =
   | { kind: 'allow'; source: 'inline' | 'file'; addresses: number }
   | { kind: 'token'; mint: string; minAmount: string }
-  | { kind: 'collection'; collection: string }
+  | { kind: 'collection'; collection: string; traits?: Record<string, string> }
+  | { kind: 'group'; group: string }
   | { kind: 'all' | 'any'; rules: PolicyDescription[] };
 
 export function describeRule(rule: ClaimRule): PolicyDescription {
@@ -275,7 +391,11 @@ export function describeRule(rule: ClaimRule): PolicyDescription {
     case 'token':
       return { kind: 'token', mint: rule.mint, minAmount: rule.minAmount.toString() };
     case 'collection':
-      return { kind: 'collection', collection: rule.collection };
+      return rule.traits
+        ? { kind: 'collection', collection: rule.collection, traits: { ...rule.traits } }
+        : { kind: 'collection', collection: rule.collection };
+    case 'group':
+      return { kind: 'group', group: rule.group };
     case 'all':
     case 'any':
       return { kind: rule.kind, rules: rule.rules.map(describeRule) };

@@ -69,6 +69,19 @@ describe('parseClaimPolicy: rule kinds', () => {
     expect(parse({ collection: COLLECTION })).toEqual({ kind: 'collection', collection: COLLECTION });
   });
 
+  it('collection with traits: the one rule of two keys; group: a Token-2022 group mint', () => {
+    expect(parse({ collection: COLLECTION, traits: { Background: 'Blue', Eyes: 'Laser' } })).toEqual({
+      kind: 'collection',
+      collection: COLLECTION,
+      traits: { Background: 'Blue', Eyes: 'Laser' },
+    });
+    expect(parse({ group: USDC })).toEqual({ kind: 'group', group: USDC });
+    expect(describePolicy(parse({ any: [{ collection: COLLECTION, traits: { Hat: 'Red' } }, { group: USDC }] }))).toBe(
+      'any(collection with traits (1), group)',
+    );
+    expect(needsRpc(parse({ group: USDC }))).toBe(true);
+  });
+
   it('all and any, nested', () => {
     const policy = parse({ all: [{ any: [{ allow: [WALLET_A] }, { collection: COLLECTION }] }, { token: { mint: USDC, minAmount: '5' } }] });
     expect(policy).toEqual({
@@ -96,7 +109,7 @@ describe('parseClaimPolicy: rule kinds', () => {
     );
   });
 
-  it('needsRpc: true when a token or collection rule is anywhere in the tree', () => {
+  it('needsRpc: true when a token, collection or group rule is anywhere in the tree', () => {
     expect(needsRpc(parse({ allow: [WALLET_A] }))).toBe(false);
     expect(needsRpc(parse({ any: [{ allow: [WALLET_A] }, { all: [{ allow: [WALLET_B] }] }] }))).toBe(false);
     expect(needsRpc(parse({ token: { mint: USDC, minAmount: '1' } }))).toBe(true);
@@ -110,7 +123,7 @@ describe('parseClaimPolicy: errors name the JSON path, never the values', () => 
     [
       'a JSON array',
       [],
-      'CLAIM_POLICY: the policy must be a rule object: a rule is an object with exactly one of allow, allowFile, token, collection, all, any',
+      'CLAIM_POLICY: the policy must be a rule object: a rule is an object with exactly one of allow, allowFile, token, collection, group, all, any (collection may have traits beside it)',
     ],
     ['an empty rule', {}, 'CLAIM_POLICY: the policy is empty: a rule is an object with exactly one of'],
     [
@@ -151,6 +164,31 @@ describe('parseClaimPolicy: errors name the JSON path, never the values', () => 
     ['an empty any', { any: [] }, 'CLAIM_POLICY: any must list at least one rule'],
     ['all not a list', { all: { allow: [WALLET_A] } }, 'CLAIM_POLICY: all must be a list of rules'],
     ['a rule that is a string', { any: [WALLET_A] }, 'CLAIM_POLICY: any[0] must be a rule object'],
+    [
+      'traits without a collection',
+      { any: [{ traits: { Hat: 'Red' } }] },
+      'CLAIM_POLICY: any[0].traits belongs beside collection: {"collection": "<address>", "traits": {…}}',
+    ],
+    ['traits beside a token', { token: { mint: USDC, minAmount: '1' }, traits: { Hat: 'Red' } }, 'CLAIM_POLICY: traits belongs beside collection'],
+    [
+      'traits beside collection and another rule',
+      { collection: COLLECTION, traits: { Hat: 'Red' }, group: USDC },
+      'CLAIM_POLICY: the policy has 3 keys (collection, traits, group)',
+    ],
+    ['traits not an object', { collection: COLLECTION, traits: ['Hat', 'Red'] }, 'CLAIM_POLICY: traits must be an object of "<trait_type>": "<value>" pairs'],
+    ['no traits', { collection: COLLECTION, traits: {} }, 'CLAIM_POLICY: traits must name at least one trait (or leave traits out)'],
+    [
+      'a trait value as a number',
+      { collection: COLLECTION, traits: { Level: 7 } },
+      'CLAIM_POLICY: traits.Level must be the attribute’s value as text, e.g. "Blue" (a number is written as text too: "7")',
+    ],
+    ['an empty trait value', { all: [{ collection: COLLECTION, traits: { Hat: '' } }] }, 'CLAIM_POLICY: all[0].traits.Hat must not be empty'],
+    [
+      'too many traits',
+      { collection: COLLECTION, traits: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`T${i}`, 'x'])) },
+      'CLAIM_POLICY: traits must name at most 16 traits',
+    ],
+    ['a bad group', { group: 'seeker' }, 'CLAIM_POLICY: group must be an address (base58 text of 32 bytes)'],
   ])('%s', (_, policy, expected) => {
     expect(refusal(policy)).toContain(expected);
   });

@@ -6,6 +6,8 @@
 //   {"allowFile": "<path>"}                  the same, one address per line (# comments, blank lines)
 //   {"token": {"mint": "<address>", "minAmount": "<base units>"}}
 //   {"collection": "<collection mint address>"}
+//   {"collection": "<address>", "traits": {"<trait_type>": "<value>", ...}}   (the one rule with two keys)
+//   {"group": "<Token-2022 group mint address>"}
 //   {"all": [rule, ...]}, {"any": [rule, ...]} (non-empty, nested at most MAX_POLICY_DEPTH deep)
 //
 // Every error is a ConfigError('CLAIM_POLICY', …) that points at the JSON path of the problem
@@ -28,14 +30,18 @@ export const U64_MAX = 18_446_744_073_709_551_615n;
 export type ClaimRule =
   | { kind: 'allow'; addresses: ReadonlySet<string>; source: 'inline' | 'file' }
   | { kind: 'token'; mint: string; minAmount: bigint }
-  | { kind: 'collection'; collection: string }
+  | { kind: 'collection'; collection: string; traits?: Readonly<Record<string, string>> }
+  | { kind: 'group'; group: string }
   | { kind: 'all'; rules: ClaimRule[] }
   | { kind: 'any'; rules: ClaimRule[] };
 
 export type ClaimPolicy = ClaimRule;
 
-const RULE_KEYS = ['allow', 'allowFile', 'token', 'collection', 'all', 'any'] as const;
-const ONE_OF = `a rule is an object with exactly one of ${RULE_KEYS.join(', ')}`;
+const RULE_KEYS = ['allow', 'allowFile', 'token', 'collection', 'group', 'all', 'any'] as const;
+const ONE_OF = `a rule is an object with exactly one of ${RULE_KEYS.join(', ')} (collection may have traits beside it)`;
+/** Traits one rule may name at most: a rule is a few attributes, not a catalogue. */
+export const MAX_TRAITS = 16;
+const TRAITS = 'must be an object of "<trait_type>": "<value>" pairs, e.g. {"Background": "Blue"}';
 const ADDRESS = 'must be an address (base58 text of 32 bytes)';
 
 /**
@@ -76,11 +82,12 @@ function jsonPath(pathParts: readonly PropertyKey[]): string {
   return pathParts.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
 }
 
-/** True when some rule reads the chain (token, collection): SOLANA_RPC_URL is needed. */
+/** True when some rule reads the chain (token, collection, group): SOLANA_RPC_URL is needed. */
 export function needsRpc(rule: ClaimRule): boolean {
   switch (rule.kind) {
     case 'token':
     case 'collection':
+    case 'group':
       return true;
     case 'all':
     case 'any':
@@ -98,7 +105,9 @@ export function describePolicy(rule: ClaimRule): string {
     case 'token':
       return 'token';
     case 'collection':
-      return 'collection';
+      return rule.traits ? `collection with traits (${Object.keys(rule.traits).length})` : 'collection';
+    case 'group':
+      return 'group';
     case 'all':
     case 'any':
       return `${rule.kind}(${rule.rules.map(describePolicy).join(', ')})`;
@@ -242,6 +251,18 @@ function ruleSchema(depth: number, baseDir: string | null): z.ZodType<ClaimRule>
           }),
         token: z.strictObject({ mint: address, minAmount: baseUnits }, { error: 'must be {"mint": "<address>", "minAmount": "<base units>"}' }),
         collection: address,
+        traits: z
+          .record(
+            z.string().min(1, 'must not name a trait with an empty trait_type').max(64, 'names a trait_type longer than 64 characters'),
+            z
+              .string({ error: 'must be the attribute’s value as text, e.g. "Blue" (a number is written as text too: "7")' })
+              .min(1, 'must not be empty: the attribute’s value, e.g. "Blue"')
+              .max(200, 'must be at most 200 characters'),
+            { error: TRAITS },
+          )
+          .refine((traits) => Object.keys(traits).length >= 1, 'must name at least one trait (or leave traits out)')
+          .refine((traits) => Object.keys(traits).length <= MAX_TRAITS, `must name at most ${MAX_TRAITS} traits`),
+        group: address,
         all: nested,
         any: nested,
       },
@@ -251,6 +272,13 @@ function ruleSchema(depth: number, baseDir: string | null): z.ZodType<ClaimRule>
     .strict()
     .superRefine((rule, ctx) => {
       const keys = Object.keys(rule);
+      if (keys.includes('traits')) {
+        // traits narrows a collection rule: it is the one key that comes beside another.
+        if (!keys.includes('collection'))
+          ctx.addIssue({ code: 'custom', path: ['traits'], message: 'belongs beside collection: {"collection": "<address>", "traits": {…}}' });
+        else if (keys.length > 2) ctx.addIssue({ code: 'custom', message: `has ${keys.length} keys (${keys.join(', ')}): ${ONE_OF}` });
+        return;
+      }
       if (keys.length !== 1)
         ctx.addIssue({ code: 'custom', message: keys.length === 0 ? `is empty: ${ONE_OF}` : `has ${keys.length} keys (${keys.join(', ')}): ${ONE_OF}` });
     })
@@ -262,6 +290,8 @@ type RuleObject = {
   allowFile?: ReadonlySet<string>;
   token?: { mint: string; minAmount: bigint };
   collection?: string;
+  traits?: Record<string, string>;
+  group?: string;
   all?: ClaimRule[];
   any?: ClaimRule[];
 };
@@ -270,7 +300,9 @@ function toRule(rule: RuleObject): ClaimRule {
   if (rule.allow) return { kind: 'allow', addresses: new Set(rule.allow), source: 'inline' };
   if (rule.allowFile) return { kind: 'allow', addresses: rule.allowFile, source: 'file' };
   if (rule.token) return { kind: 'token', mint: rule.token.mint, minAmount: rule.token.minAmount };
-  if (rule.collection) return { kind: 'collection', collection: rule.collection };
+  if (rule.collection)
+    return rule.traits ? { kind: 'collection', collection: rule.collection, traits: rule.traits } : { kind: 'collection', collection: rule.collection };
+  if (rule.group) return { kind: 'group', group: rule.group };
   if (rule.all) return { kind: 'all', rules: rule.all };
   if (rule.any) return { kind: 'any', rules: rule.any };
   // The refinement above lets through only objects with exactly one key.

@@ -42,4 +42,25 @@ describe('RpcBudget', () => {
     await Promise.all([budget.take('claim'), budget.take('round')]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(148);
   });
+
+  it('a gated request goes only when its gate allows too, counted in both; others of its lane go meanwhile', async () => {
+    const budget = new RpcBudget(1000); // 1.05 ms apart
+    const das = new RpcBudget(5); // 210 ms apart
+    const gated: number[] = [];
+    const order: string[] = [];
+    await Promise.all([
+      ...Array.from({ length: 3 }, () =>
+        budget.take('round', undefined, das).then(() => {
+          gated.push(performance.now());
+          order.push('gated');
+        }),
+      ),
+      ...Array.from({ length: 4 }, () => budget.take('round').then(() => order.push('plain'))),
+    ]);
+    for (let i = 1; i < gated.length; i++) expect(gated[i]! - gated[i - 1]!).toBeGreaterThanOrEqual(das.intervalMs - 1.5);
+    // The first gated request went at once; the plain ones, queued behind the others, did not wait for the gate's pace.
+    expect(order).toEqual(['gated', 'plain', 'plain', 'plain', 'plain', 'gated', 'gated']);
+    expect(budget.sent.round).toBe(7);
+    expect(das.sent.round).toBe(3);
+  });
 });

@@ -7,6 +7,11 @@
 // FIFO lanes, `claim` before `round`. A provider's 429 holds the whole budget (every lane) for its
 // Retry-After, since the provider counts all of this instance's requests together.
 //
+// Some requests are also limited apart (DAS: Helius allows 2 a second on its free plan, against 10
+// for the rest). Such a request names a `gate`, a second budget of its own rate: it is let through
+// only at a moment both allow, and both count it then. A gated request that must wait for its gate
+// lets others of its lane go first, rather than hold the whole budget.
+//
 // Written here rather than taken from a library. Checked (Node 20.20, 2026-11-26): `bottleneck`
 // 2.19.5 paces evenly (`minTime`) with priorities but has had no release since 2019; `p-queue` 10
 // needs Node 22; `p-queue` 9.x would pace evenly with priorities (`intervalCap: 1` with `strict`
@@ -22,7 +27,7 @@ export const PACING_SLACK = 1.05;
 /** A provider's Retry-After is honoured up to this long; past it the checks waiting fail at their deadlines anyway. */
 const MAX_HOLD_MS = 60_000;
 
-type Waiter = { resolve: () => void; reject: (reason: unknown) => void; signal?: AbortSignal; onAbort?: () => void };
+type Waiter = { resolve: () => void; reject: (reason: unknown) => void; signal?: AbortSignal; onAbort?: () => void; gate?: RpcBudget };
 
 export class RpcBudget {
   /** Milliseconds between two requests. */
@@ -35,6 +40,8 @@ export class RpcBudget {
   private heldUntil = 0;
   private readonly lanes: Record<RpcLane, Waiter[]> = { claim: [], round: [] };
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (monotonic ms). */
+  private timerAt = 0;
 
   constructor(
     readonly rps: number,
@@ -53,15 +60,16 @@ export class RpcBudget {
    * Resolves when a request of `lane` may be sent; rejects with the signal's reason if it aborts
    * first (the check's deadline), and the turn goes to the next in line.
    */
-  take(lane: RpcLane, signal?: AbortSignal): Promise<void> {
+  take(lane: RpcLane, signal?: AbortSignal, gate?: RpcBudget): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.now();
-    if (this.waiting === 0 && now >= this.startAt()) {
+    if (this.waiting === 0 && now >= this.startAt() && (!gate || now >= gate.startAt())) {
       this.grant(lane, now);
+      gate?.grant(lane, now);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal };
+      const waiter: Waiter = { resolve, reject, signal, gate };
       if (signal) {
         waiter.onAbort = () => {
           const queue = this.lanes[lane];
@@ -88,27 +96,49 @@ export class RpcBudget {
     return Math.max(this.nextAt, this.heldUntil);
   }
 
+  /** When `waiter` may go at the earliest: this budget's turn, and its gate's. */
+  private readyAt(waiter: Waiter): number {
+    return waiter.gate ? Math.max(this.startAt(), waiter.gate.startAt()) : this.startAt();
+  }
+
   private grant(lane: RpcLane, now: number): void {
     this.nextAt = now + this.intervalMs;
     this.sent[lane]++;
   }
 
   private schedule(): void {
-    if (this.timer || this.waiting === 0) return;
-    this.timer = setTimeout(() => this.release(), Math.max(0, this.startAt() - this.now()));
+    if (this.waiting === 0) return;
+    // The soonest any waiter may go: this budget's turn, unless every waiter waits for its gate too.
+    let at = Number.POSITIVE_INFINITY;
+    search: for (const queue of [this.lanes.claim, this.lanes.round]) {
+      for (const waiter of queue) {
+        at = Math.min(at, this.readyAt(waiter));
+        if (!waiter.gate) break search;
+      }
+    }
+    // A timer set for a gated waiter's later turn is brought forward when one that may go sooner arrives.
+    if (this.timer && this.timerAt <= at) return;
+    this.clearTimer();
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.release(), Math.max(0, at - this.now()));
   }
 
   private release(): void {
     this.timer = undefined;
     const now = this.now();
-    // A timer may fire a little early; never before the turn.
+    // A timer may fire a little early; never before the turn. Claims first; within a lane the
+    // first waiter whose gate (if any) allows it now.
     if (now >= this.startAt()) {
-      const lane: RpcLane = this.lanes.claim.length > 0 ? 'claim' : 'round';
-      const waiter = this.lanes[lane].shift();
-      if (waiter) {
+      for (const lane of ['claim', 'round'] as const) {
+        const queue = this.lanes[lane];
+        const at = queue.findIndex((waiter) => !waiter.gate || now >= waiter.gate.startAt());
+        if (at === -1) continue;
+        const [waiter] = queue.splice(at, 1) as [Waiter];
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
         this.grant(lane, now);
+        waiter.gate?.grant(lane, now);
         waiter.resolve();
+        break;
       }
     }
     this.schedule();

@@ -387,7 +387,7 @@ class TokenWatcher {
       const programs = this.programs.filter(({ checker }) => [...tokenMints(checker.policy)].some((mint) => changed.has(mint)));
       const started = performance.now();
       try {
-        const reads: RoundReads = { tally: newTally(), mintPrograms: this.mintPrograms };
+        const reads: RoundReads = { tally: newTally(), mintPrograms: this.mintPrograms, mintGroups: new Map() };
         const counts = await recheckHolders(this.services, wallets, { programs, reads });
         this.rechecked.checked += counts.checked;
         this.rechecked.voided += counts.voided;

@@ -24,4 +24,17 @@ describe('policyInWords: who may claim, as the claim page says it', () => {
     );
     expect(JSON.stringify(policyInWords({ kind: 'any', rules: [allow] }))).not.toContain('7xKX');
   });
+
+  it('says a collection rule’s traits and a Token-2022 group in words', () => {
+    expect(policyInWords({ kind: 'collection', collection: COLLECTION, traits: { Background: 'Blue' } })).toBe(
+      'Holders of an NFT of the collection J1S9…gh9w with Background: Blue',
+    );
+    expect(policyInWords({ kind: 'collection', collection: COLLECTION, traits: { Background: 'Blue', Eyes: 'Laser', Hat: 'None' } })).toBe(
+      'Holders of an NFT of the collection J1S9…gh9w with Background: Blue, Eyes: Laser and Hat: None',
+    );
+    expect(policyInWords({ kind: 'group', group: MINT })).toBe('Holders of a token of the group EPjF…Dt1v');
+    expect(policyInWords({ kind: 'any', rules: [{ kind: 'group', group: MINT }, collection] })).toBe(
+      'Wallets that either hold a token of the group EPjF…Dt1v or hold an NFT of the collection J1S9…gh9w',
+    );
+  });
 });

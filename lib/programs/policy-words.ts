@@ -13,7 +13,9 @@ export function policyInWords(rule: ClaimRule | undefined): string {
     case 'token':
       return `Holders of ${tokenAmount(rule)}`;
     case 'collection':
-      return `Holders of an NFT of the collection ${shortAddress(rule.collection)}`;
+      return `Holders of ${collectionNft(rule)}`;
+    case 'group':
+      return `Holders of ${groupToken(rule)}`;
     default:
       return `Wallets that ${phrase(rule)}`;
   }
@@ -24,6 +26,22 @@ function tokenAmount(rule: Extract<ClaimRule, { kind: 'token' }>): string {
   return rule.minAmount <= 1n ? `the token ${shortAddress(rule.mint)}` : `at least ${rule.minAmount} base units of the token ${shortAddress(rule.mint)}`;
 }
 
+/** "an NFT of the collection 9xQe…b2Fk with Background: Blue and Eyes: Laser". */
+function collectionNft(rule: Extract<ClaimRule, { kind: 'collection' }>): string {
+  const nft = `an NFT of the collection ${shortAddress(rule.collection)}`;
+  if (!rule.traits) return nft;
+  // In trait_type order: a stored policy (jsonb) does not keep the order it was written in.
+  const traits = Object.entries(rule.traits)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([type, value]) => `${type}: ${value}`);
+  return `${nft} with ${traits.length === 1 ? traits[0] : `${traits.slice(0, -1).join(', ')} and ${traits.at(-1)}`}`;
+}
+
+/** "a token of the group 9xQe…b2Fk" (a Token-2022 group, such as the Seeker Genesis Token's). */
+function groupToken(rule: Extract<ClaimRule, { kind: 'group' }>): string {
+  return `a token of the group ${shortAddress(rule.group)}`;
+}
+
 /** What a wallet must do, as words after "Wallets that". */
 function phrase(rule: ClaimRule): string {
   switch (rule.kind) {
@@ -32,7 +50,9 @@ function phrase(rule: ClaimRule): string {
     case 'token':
       return `hold ${tokenAmount(rule)}`;
     case 'collection':
-      return `hold an NFT of the collection ${shortAddress(rule.collection)}`;
+      return `hold ${collectionNft(rule)}`;
+    case 'group':
+      return `hold ${groupToken(rule)}`;
     case 'all':
       return joined(rule.rules.map(phrase), 'and', 'both');
     case 'any':

@@ -55,7 +55,7 @@ function checkPolicy(deps: Pick<ProgramsDeps, 'config'>, policy: Record<string, 
   if ('problems' in parsed) {
     fields = parsed.problems.map((problem) => ({ field: problem.path ? `policy.${problem.path}` : 'policy', message: problem.message }));
   } else if (needsRpc(parsed.rule) && !deps.config.solanaRpcUrl) {
-    fields = [{ field: 'policy', message: 'reads the chain (token or collection rules): set SOLANA_RPC_URL first' }];
+    fields = [{ field: 'policy', message: 'reads the chain (token, collection or group rules): set SOLANA_RPC_URL first' }];
   } else {
     return;
   }

@@ -27,6 +27,7 @@ describe('CLAIM_POLICY', () => {
     shared = await TestApp.open('pglite', { CLAIM_POLICY: JSON.stringify({ allow: [new TestWallet().publicKey] }), SOLANA_RPC_URL: rpc.url });
   });
   afterEach(async () => {
+    rpc.das = true;
     rpc.outage = null;
     rpc.rewrite = null;
     rpc.drip = null;
@@ -217,7 +218,8 @@ describe('CLAIM_POLICY', () => {
       }
     });
 
-    it('a wallet with 150 NFTs: their metadata is read 100 accounts per call', async () => {
+    it('without DAS, a wallet with 150 NFTs: their metadata is read 100 accounts per call', async () => {
+      rpc.das = false; // the provider does not serve DAS: token-metadata NFTs are read from their accounts
       const collection = await rpc.createMint({ decimals: 0 });
       const collector = new TestWallet();
       for (let i = 0; i < 149; i++) await rpc.createNft(collector.publicKey, { collection: i % 2 ? undefined : collection, verified: false });
@@ -386,11 +388,21 @@ describe('CLAIM_POLICY', () => {
     });
 
     it('collection metadata answered with result null: 503', async () => {
+      rpc.das = false;
       const collection = await rpc.createMint({ decimals: 0 });
       const wallet = new TestWallet();
       await rpc.createNft(wallet.publicKey, { collection });
       const app = await open({ collection }, { ELIGIBILITY_CACHE_SECONDS: '0' });
       rpc.rewrite = (answer, method) => (method === 'getMultipleAccounts' ? { ...(answer as object), result: null } : answer);
+      await expectUnavailable(app, wallet);
+    });
+
+    it('a DAS page answered without its list of items: 503', async () => {
+      const collection = await rpc.createMint({ decimals: 0 });
+      const wallet = new TestWallet();
+      await rpc.addCompressedNft(wallet.publicKey, { collection });
+      const app = await open({ collection }, { ELIGIBILITY_CACHE_SECONDS: '0' });
+      rpc.rewrite = (answer, method) => (method === 'getAssetsByOwner' ? { ...(answer as object), result: { total: 1, limit: 1000, page: 1 } } : answer);
       await expectUnavailable(app, wallet);
     });
 

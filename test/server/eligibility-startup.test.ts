@@ -17,6 +17,6 @@ describe('start-up refuses a CLAIM_POLICY that cannot work', () => {
   it('a token rule without SOLANA_RPC_URL: exit 1, one line naming SOLANA_RPC_URL', async () => {
     const { code, stderr } = await startServerExpectingRefusal({ CLAIM_POLICY: JSON.stringify({ token: { mint: MINT, minAmount: '1' } }) });
     expect(code).toBe(1);
-    expect(stderr).toBe('wallet-pass-claim: SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules, which read the chain\n');
+    expect(stderr).toBe('wallet-pass-claim: SOLANA_RPC_URL: is required: CLAIM_POLICY has token, collection or group rules, which read the chain\n');
   });
 });

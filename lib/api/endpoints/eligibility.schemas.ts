@@ -11,7 +11,15 @@ const ruleSchema: z.ZodType<PolicyDescription> = z
       addresses: z.number().int().meta({ description: 'How many addresses the list holds (the addresses are never shown).' }),
     }),
     z.object({ kind: z.literal('token'), mint: z.string(), minAmount: z.string().meta({ description: 'Base units, as a decimal string.' }) }),
-    z.object({ kind: z.literal('collection'), collection: z.string() }),
+    z.object({
+      kind: z.literal('collection'),
+      collection: z.string(),
+      traits: z
+        .record(z.string(), z.string())
+        .optional()
+        .meta({ description: 'Only assets with all these attributes (trait_type → value), as the DAS API lists them.' }),
+    }),
+    z.object({ kind: z.literal('group'), group: z.string().meta({ description: 'A Token-2022 group mint: its members’ tokens count.' }) }),
     z.object({
       kind: z.enum(['all', 'any']),
       get rules() {

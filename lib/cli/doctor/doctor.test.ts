@@ -235,6 +235,7 @@ describe('npm run doctor: a good configuration', () => {
       '✓ OPERATOR_WALLETS: 2 operator wallets, each an address',
       '✓ CLAIM_POLICY parses: any(allow (1 address), token)',
       `✓ SOLANA_RPC_URL answers getHealth (http://127.0.0.1:${rpcPort})`,
+      `✓ SOLANA_RPC_URL does not serve the DAS API (getAssetsByOwner: method not found): collection rules count token-metadata NFTs only, not compressed NFTs or Metaplex Core assets, and a rule with traits matches no one (http://127.0.0.1:${rpcPort})`,
       '✓ webhooks: WEBHOOK_URL and WEBHOOK_SECRET are well-formed (events go to https://hooks.example.com, signed with a 32-byte secret)',
       '✓ APNS_URL is https (api.push.apple.com)',
     ]);
@@ -246,13 +247,13 @@ describe('npm run doctor: a good configuration', () => {
     expect(good.stderr).toBe('');
     expect(good.code).toBe(0);
     expect(good.stdout).toContain('✓ a sample pass builds and its signature verifies');
-    expect(good.stdout.trim().split('\n').at(-1)).toBe('doctor: 14 passed, 0 failed.');
+    expect(good.stdout.trim().split('\n').at(-1)).toBe('doctor: 15 passed, 0 failed.');
     expectNoSecrets(good.stdout, goodEnv);
 
     const broken = await runScript({ ...goodEnv, OPERATOR_WALLETS: `${WALLET_A},not-a-wallet` });
     expect(broken.code).toBe(1);
     expect(broken.stdout).toContain('✗ OPERATOR_WALLETS: entry 2 of 2 is not a wallet address (base58 text of 32 bytes). Fix: ');
-    expect(broken.stdout.trim().split('\n').at(-1)).toBe('doctor: 12 passed, 1 failed.');
+    expect(broken.stdout.trim().split('\n').at(-1)).toBe('doctor: 13 passed, 1 failed.');
     expect(broken.stdout).not.toContain('not-a-wallet');
   });
 
@@ -473,7 +474,7 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
     const { SOLANA_RPC_URL: _, ...env } = goodEnv;
     const report = await doctor(env);
     expect(failures(report)).toEqual([
-      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token or collection rules, which read the chain. ' +
+      '✗ SOLANA_RPC_URL: is required: CLAIM_POLICY has token, collection or group rules, which read the chain. ' +
         'Fix: set SOLANA_RPC_URL to a Solana JSON-RPC endpoint such as https://api.mainnet-beta.solana.com',
     ]);
   });
@@ -498,6 +499,7 @@ describe('npm run doctor: each broken configuration fails its own check', () => 
       expect.stringMatching(/^✓ Google Wallet service account key/),
       '✓ CLAIM_POLICY parses: any(allow (1 address), token)',
       expect.stringMatching(/^✓ SOLANA_RPC_URL answers getHealth/),
+      expect.stringMatching(/^✓ SOLANA_RPC_URL does not serve the DAS API/),
       '✓ APNS_URL is https (api.push.apple.com)',
     ]);
   });

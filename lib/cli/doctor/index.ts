@@ -20,7 +20,7 @@ import { checkDatabase } from './database';
 import { checkGoogleKey } from './google';
 import { checkRedis } from './redis';
 import { checkApnsUrl, checkClaimPolicy, checkOperatorWallets, checkWebhook } from './settings';
-import { checkSolanaRpc } from './solana';
+import { checkSolana } from './solana';
 import { checkSolanaWs } from './solana-ws';
 
 export { type CheckLine, formatLine, isFailure } from './check-line';
@@ -59,7 +59,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       uses('GOOGLE_WALLET_ISSUER_ID', 'GOOGLE_SERVICE_ACCOUNT') ? single(checkGoogleKey(config)) : none(),
       uses('OPERATOR_WALLETS') ? single(Promise.resolve(checkOperatorWallets(config))) : none(),
       uses('CLAIM_POLICY', 'SOLANA_RPC_URL') ? single(Promise.resolve(checkClaimPolicy(config))) : none(),
-      uses('CLAIM_POLICY', 'SOLANA_RPC_URL') ? single(checkSolanaRpc(config, timeoutMs)) : none(),
+      uses('CLAIM_POLICY', 'SOLANA_RPC_URL') ? checkSolana(config, timeoutMs) : none(),
       uses('SOLANA_WS_URL', 'SOLANA_RPC_URL') ? checkSolanaWs(config, timeoutMs) : none(),
       uses('WEBHOOK_URL', 'WEBHOOK_SECRET') ? single(Promise.resolve(checkWebhook(config))) : none(),
       uses('APNS_URL') ? single(Promise.resolve(checkApnsUrl(config))) : none(),

@@ -1,6 +1,7 @@
-// The Solana RPC check: SOLANA_RPC_URL, whenever it is set, answers a JSON-RPC getHealth.
+// The Solana RPC checks: SOLANA_RPC_URL, whenever it is set, answers a JSON-RPC getHealth; and
+// whether it serves the DAS API, without which collection rules see token-metadata NFTs only.
 import type { Config } from '../../config';
-import { needsRpc } from '../../eligibility/policy';
+import { type ClaimRule, needsRpc } from '../../eligibility/policy';
 import { bad, type CheckLine, ok } from './check-line';
 import { describeUrl, errorSummary, redact } from './describe';
 
@@ -23,13 +24,71 @@ export async function checkSolanaRpc(config: Config, timeoutMs: number): Promise
   }
 }
 
+/** Both lines: getHealth, then (when the endpoint answers) whether it serves DAS. */
+export async function checkSolana(config: Config, timeoutMs: number): Promise<CheckLine[]> {
+  const health = await checkSolanaRpc(config, timeoutMs);
+  if (!health.ok || !config.solanaRpcUrl) return [health];
+  return [health, await checkSolanaDas(config, timeoutMs)];
+}
+
+/** A wallet that owns nothing (the system program's address): the DAS probe's owner, answered with an empty list. */
+const PROBE_OWNER = '11111111111111111111111111111111';
+
+/**
+ * Prevents: "holders of a compressed collection are refused" when the provider does not serve DAS,
+ * found only once people complain. A JSON-RPC getAssetsByOwner with one item a page: -32601 (method
+ * not found) means no DAS.
+ */
+export async function checkSolanaDas(config: Config, timeoutMs: number): Promise<CheckLine> {
+  const url = config.solanaRpcUrl as string;
+  const server = describeUrl(url);
+  const what = `SOLANA_RPC_URL (${server})`;
+  const collections = config.claimPolicy !== undefined && mentions(config.claimPolicy, 'collection');
+  let answer: JsonRpcAnswer;
+  try {
+    answer = await jsonRpc(url, 'getAssetsByOwner', timeoutMs, { ownerAddress: PROBE_OWNER, page: 1, limit: 1 });
+  } catch (error) {
+    return bad(
+      what,
+      `did not answer the DAS probe (getAssetsByOwner: ${redact(errorSummary(error), url)})`,
+      'check the endpoint, then run the doctor again',
+      true,
+    );
+  }
+  if (answer.error?.code === -32601) {
+    const without =
+      'does not serve the DAS API (getAssetsByOwner: method not found): collection rules count token-metadata NFTs only, not compressed NFTs or Metaplex Core assets, and a rule with traits matches no one';
+    if (!collections) return ok(`SOLANA_RPC_URL ${without} (${server})`);
+    return bad(
+      what,
+      without,
+      'choose a provider that serves DAS (Helius, Triton, QuickNode with its DAS add-on) if the collection has compressed NFTs or Core assets',
+      true,
+    );
+  }
+  const items = (answer.result as { items?: unknown } | null | undefined)?.items;
+  if (answer.error || !Array.isArray(items)) {
+    return bad(
+      what,
+      `answered the DAS probe (getAssetsByOwner) with ${answer.error ? `JSON-RPC error ${answer.error.code ?? '?'}` : 'something that is not a DAS answer'}`,
+      'check the endpoint and its plan',
+      true,
+    );
+  }
+  return ok(`SOLANA_RPC_URL serves the DAS API (getAssetsByOwner): collection rules see compressed NFTs and Core assets too (${server})`);
+}
+
+function mentions(rule: ClaimRule, kind: ClaimRule['kind']): boolean {
+  return rule.kind === kind || ((rule.kind === 'all' || rule.kind === 'any') && rule.rules.some((part) => mentions(part, kind)));
+}
+
 type JsonRpcAnswer = { result?: unknown; error?: { code?: number } };
 
-async function jsonRpc(url: string, method: string, timeoutMs: number): Promise<JsonRpcAnswer> {
+async function jsonRpc(url: string, method: string, timeoutMs: number, params?: Record<string, unknown>): Promise<JsonRpcAnswer> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }),
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();

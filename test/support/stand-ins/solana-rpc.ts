@@ -39,10 +39,29 @@
 // Every change (a transaction, bytes written) tells `changeListeners` which accounts it touched:
 // the PubSub stand-in (solana-pubsub.ts) serves `programSubscribe` over the same accounts.
 //
+// The DAS API (Metaplex's Digital Asset Standard, as Helius and others serve it on the same
+// endpoint): `getAssetsByOwner({ownerAddress, limit ≤ 1000, page | cursor, options:
+// {showUnverifiedCollections}})` → `{total, limit, page | cursor, items: [asset]}`, the assets
+// sorted by id. A request naming a `page` (1-based) is paged by number; one naming no page is
+// paged by keyset, the answer carrying `cursor` (the position after its last item) for the next
+// request (`dasKeyset = false`: a provider that pages by number only, answering page 1 without a
+// cursor). Items: compressed NFTs and Metaplex Core assets added with `addCompressedNft` /
+// `addCoreAsset`, and each token-metadata NFT the owner holds now (from the chain state: its token
+// account and its Metadata account), in DAS's shape (`interface`, `id`, `content.metadata
+// .attributes`, `compression.compressed`, `grouping: [{group_key: "collection", group_value,
+// verified}]`, `ownership.owner`, `burnt`). Without `showUnverifiedCollections` an unverified
+// grouping is left out and `verified` is not written, as the reference implementation does. `das
+// = false` makes it a provider without DAS: -32601 "Method not found".
+//
+// Token-2022 groups: `createTokenGroup` writes a group mint (GroupPointer + TokenGroup extensions)
+// and `createGroupMember` a member mint (GroupMemberPointer + TokenGroupMember) with a holder's
+// token account, their bytes made by the Token-2022 program's own codecs (@solana-program/token-2022).
+//
 // Token accounts made through this stand-in (transactions, or bytes written with the official
 // codec by `putTokenAccount`, for the 100,000 holders of the benchmark) are indexed by owner and
 // mint, so that reads by owner or mint do not scan every account; each answer is read from the
 // account's bytes in litesvm as it is now.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getMetadataAccountDataSerializer, Key, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
@@ -54,6 +73,7 @@ import {
   createKeyPairSignerFromBytes,
   createTransactionMessage,
   generateKeyPairSigner,
+  getAddressDecoder,
   getAddressEncoder,
   getBase64Decoder,
   getProgramDerivedAddress,
@@ -78,6 +98,14 @@ import {
   getTransferInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
+import {
+  type ExtensionArgs,
+  extension,
+  findAssociatedTokenPda as findToken2022AssociatedTokenPda,
+  getMintEncoder as getToken2022MintEncoder,
+  getTokenDecoder as getToken2022TokenDecoder,
+  getTokenEncoder as getToken2022TokenEncoder,
+} from '@solana-program/token-2022';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 
 export const TOKEN_2022_PROGRAM_ADDRESS = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
@@ -90,6 +118,11 @@ const U64_MAX_TEXT = '18446744073709551615';
 const RENT_EPOCH_MARK = '"__rent_epoch_u64_max__"';
 
 type Outage = 'refuse' | 'hang' | 'http503' | null;
+
+/** An attribute of an asset's off-chain JSON, as DAS indexes it. */
+export type DasAttribute = { trait_type: string; value: string | number };
+/** An asset the DAS API lists (compressed NFTs and Core assets, which have no token account). */
+type StoredAsset = { id: string; owner: string; json: Record<string, unknown>; collection?: { address: string; verified: boolean } };
 
 /** One request as it arrived: when (performance.now()), the method (the first of a batch), and its first parameter. */
 export type Arrival = { at: number; method: string; first: unknown; throttled: boolean };
@@ -123,6 +156,15 @@ export class SolanaRpcStandIn {
   throttled = 0;
   /** Bytes of JSON answered (200s). */
   answeredBytes = 0;
+  /** false: a provider without the DAS API (getAssetsByOwner answers -32601). */
+  das = true;
+  /** false: DAS paged by page number only (no cursor in answers). */
+  dasKeyset = true;
+  private readonly assets: StoredAsset[] = [];
+  /** mint → the attributes of a token-metadata NFT's off-chain JSON, as DAS indexed them. */
+  private readonly nftAttributes = new Map<string, DasAttribute[]>();
+  /** mint → its Metadata account (the PDA), for the NFTs made here. */
+  private readonly metadataPdas = new Map<string, Address>();
   private tooManyLeft = 0;
   private tooManyRetryAfter: number | undefined;
   /** Arrival times of the requests answered (not 429) within the last second. */
@@ -306,10 +348,11 @@ export class SolanaRpcStandIn {
    */
   async createNft(
     owner: Address | string,
-    options: { collection?: Address | string; verified?: boolean; program?: TokenProgram } = {},
+    options: { collection?: Address | string; verified?: boolean; program?: TokenProgram; attributes?: DasAttribute[] } = {},
   ): Promise<{ mint: Address; tokenAccount: Address }> {
     const mint = await this.createMint({ decimals: 0, program: options.program });
     const tokenAccount = await this.mintTo(mint, owner, 1n);
+    if (options.attributes) this.nftAttributes.set(mint, options.attributes);
     const data = getMetadataAccountDataSerializer().serialize({
       updateAuthority: umiPublicKey(this.payer.address),
       mint: umiPublicKey(mint),
@@ -328,6 +371,7 @@ export class SolanaRpcStandIn {
       programmableConfig: none(),
     });
     const metadata = await metadataAddress(mint);
+    this.metadataPdas.set(mint, metadata);
     this.svm.setAccount({
       address: metadata,
       data,
@@ -338,6 +382,232 @@ export class SolanaRpcStandIn {
     });
     void Key;
     return { mint, tokenAccount };
+  }
+
+  // --- DAS assets -------------------------------------------------------------------------------
+
+  /** A compressed NFT (Bubblegum) of `owner`: no account on chain, only in DAS's index. Returns its asset id. */
+  async addCompressedNft(
+    owner: Address | string,
+    options: { collection?: Address | string; verified?: boolean; attributes?: DasAttribute[]; burnt?: boolean; id?: string } = {},
+  ): Promise<string> {
+    const id = options.id ?? randomAddress();
+    const tree = randomAddress();
+    const leaf = this.assets.length;
+    this.assets.push({
+      id,
+      owner: String(owner),
+      collection: options.collection ? { address: String(options.collection), verified: options.verified ?? true } : undefined,
+      json: {
+        interface: 'V1_NFT',
+        id,
+        content: assetContent(`Compressed #${leaf}`, options.attributes ?? []),
+        authorities: [{ address: this.payer.address, scopes: ['full'] }],
+        compression: {
+          eligible: false,
+          compressed: true,
+          data_hash: fakeHash(id, 1),
+          creator_hash: fakeHash(id, 2),
+          asset_hash: fakeHash(id, 3),
+          tree,
+          seq: leaf + 1,
+          leaf_id: leaf,
+        },
+        royalty: royalty(),
+        creators: [],
+        ownership: { frozen: false, delegated: false, delegate: null, ownership_model: 'single', owner: String(owner) },
+        supply: { print_max_supply: 0, print_current_supply: 0, edition_nonce: null },
+        mutable: true,
+        burnt: options.burnt ?? false,
+      },
+    });
+    return id;
+  }
+
+  /** A Metaplex Core asset of `owner` in `collection` (Core's own collection: the asset names it, no verify step). Returns its id. */
+  async addCoreAsset(owner: Address | string, options: { collection?: Address | string; attributes?: DasAttribute[]; burnt?: boolean } = {}): Promise<string> {
+    const id = randomAddress();
+    this.assets.push({
+      id,
+      owner: String(owner),
+      collection: options.collection ? { address: String(options.collection), verified: true } : undefined,
+      json: {
+        interface: 'MplCoreAsset',
+        id,
+        content: assetContent('Core asset', options.attributes ?? []),
+        authorities: [{ address: String(options.collection ?? this.payer.address), scopes: ['full'] }],
+        compression: { eligible: false, compressed: false, data_hash: '', creator_hash: '', asset_hash: '', tree: '', seq: 0, leaf_id: 0 },
+        royalty: royalty(),
+        creators: [],
+        ownership: { frozen: false, delegated: false, delegate: null, ownership_model: 'single', owner: String(owner) },
+        supply: null,
+        mutable: true,
+        burnt: options.burnt ?? false,
+      },
+    });
+    return id;
+  }
+
+  /** Moves a DAS-only asset (compressed or Core) to another owner, as a transfer does. */
+  moveAsset(id: string, to: Address | string): void {
+    const asset = this.assets.find((one) => one.id === id);
+    if (!asset) throw new Error(`no asset ${id}`);
+    asset.owner = String(to);
+    (asset.json.ownership as { owner: string }).owner = String(to);
+  }
+
+  /** Every asset DAS lists for `owner` now, sorted by id: its DAS-only assets, and the token-metadata NFTs it holds. */
+  private assetsOf(owner: Address, showUnverified: boolean): Record<string, unknown>[] {
+    const found: { id: string; json: Record<string, unknown>; collection?: { address: string; verified: boolean } }[] = this.assets.filter(
+      (asset) => asset.owner === owner,
+    );
+    for (const program of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) {
+      for (const at of this.tokenAccounts(program, { owner })) {
+        const token = this.tokenAccount(at);
+        const mint = this.svm.getAccount(token.mint);
+        if (token.amount !== 1n || !mint.exists || getMintDecoder().decode(mint.data.slice(0, Number(MINT_SIZE))).decimals !== 0) continue;
+        const nft = this.metadataOf(token.mint);
+        if (!nft) continue;
+        found.push({
+          id: token.mint,
+          collection: nft.collection,
+          json: {
+            interface: 'V1_NFT',
+            id: token.mint,
+            content: assetContent(nft.name, this.nftAttributes.get(token.mint) ?? []),
+            authorities: [{ address: nft.updateAuthority, scopes: ['full'] }],
+            compression: { eligible: false, compressed: false, data_hash: '', creator_hash: '', asset_hash: '', tree: '', seq: 0, leaf_id: 0 },
+            royalty: royalty(),
+            creators: [],
+            ownership: { frozen: false, delegated: false, delegate: null, ownership_model: 'single', owner },
+            supply: { print_max_supply: 0, print_current_supply: 0, edition_nonce: 255 },
+            mutable: true,
+            burnt: false,
+            token_info: { supply: 1, decimals: 0, token_program: program },
+          },
+        });
+      }
+    }
+    return found
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map(({ json, collection }) => {
+        const grouping =
+          collection && (collection.verified || showUnverified)
+            ? [{ group_key: 'collection', group_value: collection.address, ...(showUnverified ? { verified: collection.verified } : {}) }]
+            : [];
+        return { ...json, grouping };
+      });
+  }
+
+  /** A token-metadata NFT's Metadata account, decoded with Metaplex's codec; undefined when it has none. */
+  private metadataOf(mint: Address): { name: string; updateAuthority: string; collection?: { address: string; verified: boolean } } | undefined {
+    const pda = this.metadataPdas.get(mint);
+    const account = pda ? this.svm.getAccount(pda) : undefined;
+    if (!account?.exists) return undefined;
+    const [metadata] = getMetadataAccountDataSerializer().deserialize(account.data);
+    const collection =
+      metadata.collection.__option === 'Some' ? { address: metadata.collection.value.key, verified: metadata.collection.value.verified } : undefined;
+    return { name: metadata.name, updateAuthority: metadata.updateAuthority, collection };
+  }
+
+  private getAssetsByOwner(params: unknown): unknown {
+    if (!this.das) throw new RpcError(-32601, 'Method not found');
+    // DAS takes its params as an object (a one-element list of it is taken too).
+    const options = (Array.isArray(params) ? params[0] : params) as {
+      ownerAddress?: unknown;
+      limit?: unknown;
+      page?: unknown;
+      cursor?: unknown;
+      options?: { showUnverifiedCollections?: unknown };
+    } | null;
+    const owner = parseAddress(options?.ownerAddress);
+    const limit = options?.limit === undefined ? 1000 : Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, 'Invalid params: limit must be between 1 and 1000');
+    const all = this.assetsOf(owner, options?.options?.showUnverifiedCollections === true);
+    if (options?.page !== undefined || !this.dasKeyset) {
+      const page = options?.page === undefined ? 1 : Number(options.page);
+      if (!Number.isInteger(page) || page < 1) throw new RpcError(-32602, 'Invalid params: page must be 1 or more');
+      const items = all.slice((page - 1) * limit, page * limit);
+      return { total: items.length, limit, page, items };
+    }
+    const after = typeof options?.cursor === 'string' ? Buffer.from(options.cursor, 'base64url').toString('utf8') : '';
+    const items = all.filter((item) => String(item.id) > after).slice(0, limit);
+    const last = items.at(-1);
+    return { total: items.length, limit, cursor: Buffer.from(last ? String(last.id) : after, 'utf8').toString('base64url'), items };
+  }
+
+  // --- Token-2022 groups -------------------------------------------------------------------------
+
+  /** A Token-2022 group mint (GroupPointer to itself, TokenGroup), its bytes written by the Token-2022 codec. */
+  async createTokenGroup(options: { maxSize?: bigint } = {}): Promise<Address> {
+    const group = (await generateKeyPairSigner()).address;
+    this.putToken2022Mint(group, [
+      extension('GroupPointer', { authority: some(this.payer.address), groupAddress: some(group) }),
+      extension('TokenGroup', { updateAuthority: some(this.payer.address), mint: group, size: 0n, maxSize: options.maxSize ?? 1_000_000n }),
+    ]);
+    return group;
+  }
+
+  /**
+   * A Token-2022 member mint of `group` (GroupMemberPointer to itself, TokenGroupMember naming the
+   * group), decimals 0, and `owner`'s associated token account holding `amount` of it.
+   */
+  async createGroupMember(group: Address | string, owner: Address | string, amount = 1n): Promise<{ mint: Address; tokenAccount: Address }> {
+    const mint = (await generateKeyPairSigner()).address;
+    this.groupSizes.set(String(group), (this.groupSizes.get(String(group)) ?? 0n) + 1n);
+    this.putToken2022Mint(mint, [
+      extension('GroupMemberPointer', { authority: some(this.payer.address), memberAddress: some(mint) }),
+      extension('TokenGroupMember', { mint, group: address(group), memberNumber: this.groupSizes.get(String(group))! }),
+    ]);
+    const [tokenAccount] = await findToken2022AssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+    const data = getToken2022TokenEncoder().encode({
+      mint,
+      owner: address(owner),
+      amount,
+      delegate: none(),
+      state: 1,
+      isNative: none(),
+      delegatedAmount: 0n,
+      closeAuthority: none(),
+      extensions: some([extension('ImmutableOwner', {})]),
+    }) as Uint8Array;
+    this.putAccount(tokenAccount, data, TOKEN_2022_PROGRAM_ADDRESS);
+    this.index(tokenAccount, mint, address(owner));
+    return { mint, tokenAccount };
+  }
+
+  private readonly groupSizes = new Map<string, bigint>();
+
+  /** Rewrites the amount a token account holds (Token or Token-2022, extensions kept), as a sale or a purchase would leave it. */
+  setTokenAmount(account: Address, amount: bigint): void {
+    const stored = this.svm.getAccount(account);
+    if (!stored.exists) throw new Error(`no token account ${account}`);
+    // The Token-2022 codec reads both programs' accounts (a Token account is one without extensions).
+    const token = getToken2022TokenDecoder().decode(stored.data);
+    this.putAccount(account, getToken2022TokenEncoder().encode({ ...token, amount }) as Uint8Array, stored.programAddress);
+  }
+
+  private putToken2022Mint(mint: Address, extensions: ExtensionArgs[]): void {
+    const data = getToken2022MintEncoder().encode({
+      mintAuthority: some(this.payer.address),
+      supply: 1n,
+      decimals: 0,
+      isInitialized: true,
+      freezeAuthority: none(),
+      extensions: some(extensions),
+    }) as Uint8Array;
+    this.putAccount(mint, data, TOKEN_2022_PROGRAM_ADDRESS);
+  }
+
+  private putAccount(where: Address, data: Uint8Array, owner: Address): void {
+    this.svm.setAccount({
+      address: where,
+      data,
+      executable: false,
+      lamports: lamports(this.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+      programAddress: owner,
+      space: BigInt(data.length),
+    });
   }
 
   private async send(instructions: Instruction[], extraSigners: TransactionSigner[] = []): Promise<void> {
@@ -524,6 +794,8 @@ export class SolanaRpcStandIn {
           paginationKey: found.length > limit ? page.at(-1)! : null,
         };
       }
+      case 'getAssetsByOwner':
+        return this.getAssetsByOwner(params);
       default:
         throw new RpcError(-32601, 'Method not found');
     }
@@ -614,8 +886,10 @@ export async function metadataAddress(mint: Address): Promise<Address> {
 function describeCall(body: Buffer): { method: string; first: unknown } {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as unknown;
-    const call = (Array.isArray(parsed) ? parsed[0] : parsed) as { method?: unknown; params?: unknown[] } | undefined;
-    return { method: String(call?.method ?? ''), first: call?.params?.[0] };
+    const call = (Array.isArray(parsed) ? parsed[0] : parsed) as { method?: unknown; params?: unknown } | undefined;
+    // DAS takes its params as an object: its first parameter is the owner it names.
+    const params = call?.params as { ownerAddress?: unknown } | unknown[] | undefined;
+    return { method: String(call?.method ?? ''), first: Array.isArray(params) ? params[0] : params?.ownerAddress };
   } catch {
     return { method: '', first: undefined };
   }
@@ -645,4 +919,29 @@ function formatUi(amount: bigint, decimals: number): string {
   if (decimals === 0) return amount.toString();
   const text = amount.toString().padStart(decimals + 1, '0');
   return `${text.slice(0, -decimals)}.${text.slice(-decimals)}`.replace(/\.?0+$/, '');
+}
+
+/** content as DAS answers it: the off-chain JSON's metadata (name, attributes) and links. */
+function assetContent(name: string, attributes: DasAttribute[]): Record<string, unknown> {
+  return {
+    $schema: 'https://schema.metaplex.com/nft1.0.json',
+    json_uri: 'https://example.com/asset.json',
+    files: [],
+    metadata: { name, symbol: 'TEST', description: '', token_standard: 'NonFungible', attributes },
+    links: {},
+  };
+}
+
+function royalty(): Record<string, unknown> {
+  return { royalty_model: 'creators', target: null, percent: 0, basis_points: 0, primary_sale_happened: false, locked: false };
+}
+
+/** A fresh address (32 random bytes): asset ids and trees, which no key signs for here. */
+function randomAddress(): string {
+  return getAddressDecoder().decode(randomBytes(32));
+}
+
+/** A hash-looking base58 text for fields nothing here reads. */
+function fakeHash(id: string, salt: number): string {
+  return `${id.slice(salt, 32)}${id.slice(0, salt)}`;
 }
