@@ -271,6 +271,8 @@ const envSchema = z.object({
   APNS_URL: apnsOrigin.default(DEFAULT_APNS_URL),
   DEVICES_PER_PASS: integer(1, 1000).default(10),
   GOOGLE_WALLET_API_URL: origin(DEFAULT_GOOGLE_WALLET_API_URL).default(DEFAULT_GOOGLE_WALLET_API_URL),
+  // Google Wallet API calls per second, per instance, paced evenly (Google allows an issuer 20 in all).
+  GOOGLE_WALLET_RPS: integer(1, 1000).default(15),
   PASSKIT_TOKEN_KEY: secretKey.optional(),
   SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').optional(),
   // Parsed after the schema (loadConfig), by the policy parser, which has its own error paths.
@@ -356,6 +358,8 @@ export type Config = {
   solanaRpcMaxBytes: number;
   /** RPC requests per second, per instance, in any one-second window: every request waits for its turn. */
   solanaRpcRps: number;
+  /** Google Wallet API calls per second, per instance, paced evenly: every call waits for its turn. */
+  googleWalletRps: number;
   /** How long a positive eligibility answer is reused; 0: never. */
   eligibilityCacheSeconds: number;
   /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
@@ -419,6 +423,7 @@ export function loadConfig(env: Env = process.env): Config {
     solanaRpcTimeoutMs: e.SOLANA_RPC_TIMEOUT_MS,
     solanaRpcMaxBytes: e.SOLANA_RPC_MAX_BYTES,
     solanaRpcRps: e.SOLANA_RPC_RPS,
+    googleWalletRps: e.GOOGLE_WALLET_RPS,
     eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
