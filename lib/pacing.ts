@@ -19,6 +19,13 @@ export type PacerOptions<Lane extends string> = {
   slack?: number;
   /** Names the setting in the error of a bad rps. */
   setting: string;
+  /**
+   * Turns keep to their schedule while requests wait: a timer that fires late (by less than an
+   * interval) does not push the later turns back, so the rate is `rps` rather than a little
+   * under. The price: a one-second window may then hold rps + 1 requests, so it suits a rate set
+   * below the provider's limit (Google's), not one at it (the RPC's, which has `slack` instead).
+   */
+  steady?: boolean;
   /** Monotonic milliseconds. */
   now?: () => number;
 };
@@ -36,6 +43,7 @@ export class Pacer<Lane extends string> {
   private readonly queues: Record<Lane, Waiter[]>;
   private readonly lanes: readonly Lane[];
   private readonly now: () => number;
+  private readonly steady: boolean;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(options: PacerOptions<Lane>) {
@@ -44,6 +52,7 @@ export class Pacer<Lane extends string> {
     this.intervalMs = (1000 / options.rps) * (options.slack ?? 1);
     this.lanes = options.lanes;
     this.now = options.now ?? (() => performance.now());
+    this.steady = options.steady ?? false;
     this.sent = Object.fromEntries(options.lanes.map((lane) => [lane, 0])) as Record<Lane, number>;
     this.queues = Object.fromEntries(options.lanes.map((lane) => [lane, []])) as unknown as Record<Lane, Waiter[]>;
   }
@@ -95,7 +104,8 @@ export class Pacer<Lane extends string> {
   }
 
   private grant(lane: Lane, now: number): void {
-    this.nextAt = now + this.intervalMs;
+    const due = this.startAt();
+    this.nextAt = (this.steady && now - due < this.intervalMs ? due : now) + this.intervalMs;
     this.sent[lane]++;
   }
 
