@@ -77,6 +77,22 @@ describe.each(BACKENDS)('messages to Google objects on %s', (backend) => {
     expect(google.messages(objectId).map((m) => m.messageType)).toEqual(['TEXT_AND_NOTIFY', 'TEXT_AND_NOTIFY', 'TEXT_AND_NOTIFY', 'TEXT']);
   });
 
+  it('gives out 3 notifications of one pass, never more, to messages sent at once (two instances on PostgreSQL)', async () => {
+    const { serialNumber, objectId } = await passWithObject();
+    const twin = backend === 'postgres' ? await app.twin() : app;
+    try {
+      const sent = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => sendGoogleMessage(i % 2 ? twin.services : app.services, serialNumber, message(`at once ${i}`))),
+      );
+      expect(sent.filter((s) => s.sent === 'TEXT_AND_NOTIFY')).toHaveLength(3);
+      expect(sent.filter((s) => s.sent === 'TEXT')).toHaveLength(5);
+      expect(google.messages(objectId)).toHaveLength(8);
+      expect(google.requests.filter((r) => r.path.endsWith('/addMessage') && r.status === 429)).toEqual([]);
+    } finally {
+      if (twin !== app) await twin.close();
+    }
+  });
+
   it('still gets the text to the pass when Google refuses a notification the count allowed', async () => {
     const { serialNumber, objectId } = await passWithObject();
     // Notifications the service did not count (another sender of the issuer's): Google's count is full.
