@@ -188,7 +188,7 @@ test.describe('on a desktop', () => {
     await expect(console.section('Check-ins per day')).toContainText('0 check-ins in the last 30 days');
     // Installs and uninstalls beside them: no device has registered a pass yet.
     await expect(page.getByTestId('installs-chart')).toBeVisible();
-    await expect(console.section('Installs per day')).toContainText('0 installs in the last 30 days');
+    await expect(page.getByRole('region', { name: 'Installs per day', exact: true })).toContainText('0 installs in the last 30 days');
     await expect(page.getByTestId('uninstalls-chart')).toBeVisible();
     await expect(console.section('Uninstalls per day')).toContainText('0 uninstalls in the last 30 days');
     await console.check('signed-in');
