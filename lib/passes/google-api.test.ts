@@ -149,4 +149,17 @@ describe('the Google Wallet REST client’s pace', () => {
     await api.upsertObject(PASS);
     expect(google.object(OBJECT_ID)!.state).toBe('ACTIVE');
   });
+
+  it('backs off 1 s, then 2 s, when a 429 has no Retry-After, holding the calls behind it too', async () => {
+    const api = client(20, 2500);
+    google.failNext(2, 429);
+    const from = google.requests.length;
+    await expect(api.upsertObject(PASS)).rejects.toMatchObject({ status: 429 });
+    // The second 429 asked for 2 s: a call made now waits it out before it is sent.
+    await api.upsertObject(PASS);
+    const [first, second, third] = apiCalls(from);
+    expect([first!.status, second!.status, third!.status]).toEqual([429, 429, 200]);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+    expect(third!.at - second!.at).toBeGreaterThanOrEqual(1950);
+  });
 });

@@ -43,7 +43,9 @@
 // Use: `const google = await GoogleWalletApiStandIn.start({ issuerId: TEST_ISSUER_ID })`; give the
 // service `GOOGLE_SERVICE_ACCOUNT=google.serviceAccount.json` (a made-up key whose `token_uri` is
 // `google.tokenUrl`) and the Wallet API base `google.apiUrl`; read `google.requests`,
-// `google.object(id)`; script failures with `google.failNext(2, 503)`; `await google.close()`.
+// `google.object(id)`, `google.messages(id)`; script failures with `google.failNext(2, 503)`; limit
+// the rate with `google.limitRate(20, 1)` (429 with Retry-After: 1 past 20 calls in a second);
+// move the notification quota's clock with the `now` option; `await google.close()`.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
