@@ -84,11 +84,11 @@ export class GoogleWalletApi {
    * Adds a message to the pass's object (its details), notifying its holder's phone when
    * `messageType` is TEXT_AND_NOTIFY; false when Google has no such object (the holder never
    * saved it). A refusal for the notification quota throws a GoogleApiError whose
-   * `notificationQuota` is true.
+   * `notificationQuota` is true. `signal` (a queue job's) ends the wait for its turn and the call.
    */
-  async addMessage(pass: Pick<PassContent, 'serialNumber'>, message: GoogleMessage): Promise<boolean> {
+  async addMessage(pass: Pick<PassContent, 'serialNumber'>, message: GoogleMessage, signal?: AbortSignal): Promise<boolean> {
     const path = `/genericObject/${encodeURIComponent(googleObjectId(pass, this.google))}/addMessage`;
-    return (await this.call('POST', path, { message }, [404])) !== 404;
+    return (await this.call('POST', path, { message }, [404], signal)) !== 404;
   }
 
   /**
@@ -124,17 +124,18 @@ export class GoogleWalletApi {
    * One API call, in its turn; the status when it is one of `tolerated`, otherwise throws unless
    * 2xx. A stale token is renewed once; a 429 is waited out and sent again (see the top).
    */
-  private async call(method: string, path: string, body: unknown, tolerated: number[] = []): Promise<number> {
+  private async call(method: string, path: string, body: unknown, tolerated: number[] = [], signal?: AbortSignal): Promise<number> {
     const maxWaitMs = this.options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     let renewed = false;
     let waited = 0;
     for (;;) {
-      await this.pacer.take('call');
+      await this.pacer.take('call', signal);
+      const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 10_000);
       const response = await fetch(`${this.options.apiUrl}/walletobjects/v1${path}`, {
         method,
         headers: { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       const text = await response.text();
       const failure = () =>

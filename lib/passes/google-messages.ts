@@ -31,6 +31,8 @@ export async function sendGoogleMessage(
   deps: GoogleMessageDeps,
   serialNumber: SerialNumber,
   message: { id: string; header: string; body: string },
+  /** The queue job's signal (its lease running out): ends a wait for Google's turn. */
+  signal?: AbortSignal,
 ): Promise<{ sent: GoogleMessageType | 'no_object' }> {
   const api = deps.living.googleApi;
   if (!api) throw new PermanentJobFailure('Google Wallet is not configured');
@@ -40,10 +42,10 @@ export async function sendGoogleMessage(
   const notify = await takeGoogleNotification(deps.store.sql, serialNumber, message.id, new Date(deps.clock.now()));
   const messageType: GoogleMessageType = notify ? 'TEXT_AND_NOTIFY' : 'TEXT';
   try {
-    return { sent: (await api.addMessage(pass, { ...message, messageType })) ? messageType : 'no_object' };
+    return { sent: (await api.addMessage(pass, { ...message, messageType }, signal)) ? messageType : 'no_object' };
   } catch (error) {
     if (!(error instanceof GoogleApiError && error.notificationQuota && notify)) throw error;
     deps.log.warn({ event: 'google_notification_quota', serial: serialNumber.slice(0, 8) }, 'Google refused a notification the count allowed: sent as text');
-    return { sent: (await api.addMessage(pass, { ...message, messageType: 'TEXT' })) ? 'TEXT' : 'no_object' };
+    return { sent: (await api.addMessage(pass, { ...message, messageType: 'TEXT' }, signal)) ? 'TEXT' : 'no_object' };
   }
 }
