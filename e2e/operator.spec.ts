@@ -186,6 +186,11 @@ test.describe('on a desktop', () => {
     expect(Number(await chart.locator(`rect[data-date="${today}"]`).getAttribute('height'))).toBeGreaterThan(0);
     await expect(page.getByTestId('check-ins-chart')).toBeVisible();
     await expect(console.section('Check-ins per day')).toContainText('0 check-ins in the last 30 days');
+    // Installs and uninstalls beside them: no device has registered a pass yet.
+    await expect(page.getByTestId('installs-chart')).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Installs per day', exact: true })).toContainText('0 installs in the last 30 days');
+    await expect(page.getByTestId('uninstalls-chart')).toBeVisible();
+    await expect(console.section('Uninstalls per day')).toContainText('0 uninstalls in the last 30 days');
     await console.check('signed-in');
 
     // Search by address, by serial, by status.
@@ -443,6 +448,7 @@ test.describe('on a 375 px phone', () => {
     await console.check('phone-sign-in');
     await console.signIn('tap');
     await expect(page.getByTestId('claims-chart')).toBeVisible();
+    await expect(page.getByTestId('uninstalls-chart')).toBeVisible();
     await expect(console.total('passes')).toHaveText(String(TOTAL));
     await console.check('phone-signed-in');
 

@@ -284,6 +284,7 @@ describe('limits configuration', () => {
       devicesPerPass: 10,
       solanaRpcMaxBytes: 4 * 1024 * 1024,
       solanaRpcRps: 10,
+      googleWalletRps: 15,
     });
   });
 
@@ -302,6 +303,7 @@ describe('limits configuration', () => {
     [{ SOLANA_RPC_MAX_BYTES: '100' }, 'SOLANA_RPC_MAX_BYTES: must be at least 1024'],
     [{ SOLANA_RPC_RPS: '0' }, 'SOLANA_RPC_RPS: must be at least 1'],
     [{ SOLANA_RPC_RPS: '2.5' }, 'SOLANA_RPC_RPS: must be a whole number'],
+    [{ GOOGLE_WALLET_RPS: '0' }, 'GOOGLE_WALLET_RPS: must be at least 1'],
   ])('refuses %j', (env, message) => {
     expect(failureOf(env)).toContain(message);
   });

@@ -282,6 +282,8 @@ const envSchema = z.object({
   APNS_URL: apnsOrigin.default(DEFAULT_APNS_URL),
   DEVICES_PER_PASS: integer(1, 1000).default(10),
   GOOGLE_WALLET_API_URL: origin(DEFAULT_GOOGLE_WALLET_API_URL).default(DEFAULT_GOOGLE_WALLET_API_URL),
+  // Google Wallet API calls per second, per instance, paced evenly (Google allows an issuer 20 in all).
+  GOOGLE_WALLET_RPS: integer(1, 1000).default(15),
   PASSKIT_TOKEN_KEY: secretKey.optional(),
   SOLANA_RPC_URL: httpUrl('https://api.mainnet-beta.solana.com').optional(),
   // The same provider's PubSub endpoint: token transfers seen as they happen (lib/eligibility/subscriptions.ts).
@@ -375,6 +377,8 @@ export type Config = {
   solanaRpcRps: number;
   /** DAS requests per second, per instance, each also within solanaRpcRps; undefined: no bound of their own. */
   solanaDasRps?: number;
+  /** Google Wallet API calls per second, per instance, paced evenly: every call waits for its turn. */
+  googleWalletRps: number;
   /** How long a positive eligibility answer is reused; 0: never. */
   eligibilityCacheSeconds: number;
   /** The job queue's first retry delay (JOB_RETRY_BASE_MS, internal: tests shorten it). */
@@ -440,6 +444,7 @@ export function loadConfig(env: Env = process.env): Config {
     solanaRpcMaxBytes: e.SOLANA_RPC_MAX_BYTES,
     solanaRpcRps: e.SOLANA_RPC_RPS,
     solanaDasRps: e.SOLANA_DAS_RPS,
+    googleWalletRps: e.GOOGLE_WALLET_RPS,
     eligibilityCacheSeconds: e.ELIGIBILITY_CACHE_SECONDS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

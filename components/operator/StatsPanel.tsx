@@ -1,5 +1,5 @@
 'use client';
-// The totals and the charts of claims and check-ins per day, from GET /api/v1/operator/stats, of every program or of
+// The totals and the charts of claims, check-ins, installs and uninstalls per day, from GET /api/v1/operator/stats, of every program or of
 // one; they reload with the list whenever a pass changes.
 import { useEffect, useState } from 'react';
 import { type OperatorStats, operatorApi } from '@/lib/client/operator';
@@ -10,8 +10,20 @@ import { ProgramSelect } from './ProgramSelect';
 
 const CLAIMS: Counted = { one: 'claim', many: 'claims', title: 'Claims', testId: 'claims-chart' };
 const CHECK_INS: Counted = { one: 'check-in', many: 'check-ins', title: 'Check-ins', testId: 'check-ins-chart' };
+const INSTALLS: Counted = { one: 'install', many: 'installs', title: 'Installs', testId: 'installs-chart' };
+const UNINSTALLS: Counted = { one: 'uninstall', many: 'uninstalls', title: 'Uninstalls', testId: 'uninstalls-chart' };
 
-const TOTALS: { key: keyof Omit<OperatorStats, 'claimsPerDay' | 'checkInsPerDay'>; label: string }[] = [
+type PerDay = 'claimsPerDay' | 'checkInsPerDay' | 'installsPerDay' | 'uninstallsPerDay';
+
+/** The charts, in order: each a card with its heading. */
+const CHARTS: { key: PerDay; title: string; counted: Counted }[] = [
+  { key: 'claimsPerDay', title: 'Claims per day', counted: CLAIMS },
+  { key: 'checkInsPerDay', title: 'Check-ins per day', counted: CHECK_INS },
+  { key: 'installsPerDay', title: 'Installs per day', counted: INSTALLS },
+  { key: 'uninstallsPerDay', title: 'Uninstalls per day', counted: UNINSTALLS },
+];
+
+const TOTALS: { key: keyof Omit<OperatorStats, PerDay>; label: string }[] = [
   { key: 'passes', label: 'Passes' },
   { key: 'active', label: 'Active' },
   { key: 'voided', label: 'Voided' },
@@ -61,18 +73,14 @@ export function StatsPanel() {
           ))}
         </dl>
       </section>
-      <section className={styles.card} aria-labelledby="chart-title">
-        <h2 id="chart-title" className={styles.cardTitle}>
-          Claims per day
-        </h2>
-        {stats ? <DayChart days={stats.claimsPerDay} counted={CLAIMS} /> : <div className={styles.chartPlaceholder} aria-hidden="true" />}
-      </section>
-      <section className={styles.card} aria-labelledby="check-ins-chart-title">
-        <h2 id="check-ins-chart-title" className={styles.cardTitle}>
-          Check-ins per day
-        </h2>
-        {stats ? <DayChart days={stats.checkInsPerDay} counted={CHECK_INS} /> : <div className={styles.chartPlaceholder} aria-hidden="true" />}
-      </section>
+      {CHARTS.map(({ key, title, counted }) => (
+        <section key={key} className={styles.card} aria-labelledby={`${counted.testId}-title`}>
+          <h2 id={`${counted.testId}-title`} className={styles.cardTitle}>
+            {title}
+          </h2>
+          {stats ? <DayChart days={stats[key]} counted={counted} /> : <div className={styles.chartPlaceholder} aria-hidden="true" />}
+        </section>
+      ))}
     </>
   );
 }

@@ -8,6 +8,53 @@ import { AT_VERSION, onlyRow, type Queryable, VERSION_OF } from './sql';
 export type Registration = { deviceLibraryIdentifier: string; pushToken: string };
 
 /**
+ * A CTE named `name` that adds the registrations made and ended by the rest of its statement to
+ * `device_registration_days` (the stats' installs and uninstalls per UTC day and program): every
+ * statement that inserts or deletes registrations includes one, so that the count commits with
+ * the change. `rows` is a query of (serial_number, installs, uninstalls) integers, one row per
+ * registration made (1, 0) or ended (0, 1); `at` a timestamptz expression (a parameter) of when.
+ * One CTE per statement: two that upsert the same day's row in one statement would clash.
+ */
+export function registrationDaysCounted(name: string, rows: string, at: string): string {
+  return `${name} as (
+      insert into device_registration_days as d (day, program, installs, uninstalls)
+      select (${at}::timestamptz at time zone 'UTC')::date, p.program, sum(r.installs)::int, sum(r.uninstalls)::int
+      from (${rows}) r join passes p on p.serial_number = r.serial_number
+      group by p.program
+      having sum(r.installs) + sum(r.uninstalls) > 0
+      on conflict (day, program) do update set installs = d.installs + excluded.installs, uninstalls = d.uninstalls + excluded.uninstalls
+      returning 1
+    )`;
+}
+
+/**
+ * registrationDaysCounted for a statement that only removes registrations: `removed` names its
+ * delete's CTE, which returns `serial_number`. E.g. registrations APNs called gone, in a batch:
+ * `with gone as (delete from device_registrations where ... returning serial_number),
+ * ${uninstallsCounted('gone_counted', 'gone', '$3')} select count(*) from gone`.
+ */
+export const uninstallsCounted = (name: string, removed: string, at: string): string =>
+  registrationDaysCounted(name, `select serial_number, 0 as installs, 1 as uninstalls from ${removed}`, at);
+
+/** Registrations made and ended on each UTC day (YYYY-MM-DD) since `since`: of every program, or of one. */
+export async function registrationsByDay(
+  db: Queryable,
+  since: Date,
+  program?: string,
+): Promise<{ installs: Map<string, number>; uninstalls: Map<string, number> }> {
+  const rows = await db.query<{ day: string; installs: number; uninstalls: number }>(
+    `select to_char(day, 'YYYY-MM-DD') as day, sum(installs)::int as installs, sum(uninstalls)::int as uninstalls
+     from device_registration_days where day >= ($1::timestamptz at time zone 'UTC')::date and ($2::text is null or program = $2)
+     group by day`,
+    [since.toISOString(), program ?? null],
+  );
+  return {
+    installs: new Map(rows.map((row) => [row.day, Number(row.installs)])),
+    uninstalls: new Map(rows.map((row) => [row.day, Number(row.uninstalls)])),
+  };
+}
+
+/**
  * Registers a device for a pass, and enqueues `onCreated` if (and only if) the registration is
  * new; `created` false when it already was (its push token is updated). The pass keeps at most
  * `devicesPerPass` devices: past it the oldest other registrations are removed by the same
@@ -39,8 +86,14 @@ export async function register(
             order by created_at desc, device_library_identifier desc
             offset $6::int - 1
           )
-          returning device_library_identifier
+          returning device_library_identifier, serial_number
         ),
+        ${registrationDaysCounted(
+          'counted',
+          `select serial_number, created::int as installs, 0 as uninstalls from upserted
+           union all select serial_number, 0, 1 from evicted`,
+          '$4',
+        )},
         evicted_events as (
           insert into jobs (kind, payload, run_at)
           select j.kind,
@@ -68,13 +121,13 @@ export async function register(
 }
 
 /**
- * Removes a registration, and enqueues `jobs` if there was one; false when there was none. With
+ * Removes a registration (counted as an uninstall of `now`'s day), and enqueues `jobs` if there was one; false when there was none. With
  * `pushToken`, only a registration with that token is removed: one whose token APNs called gone is
  * kept when the device registered again with another token meanwhile.
  */
 export async function unregister(
   jobs: Jobs,
-  registration: { deviceLibraryIdentifier: string; serialNumber: SerialNumber; pushToken?: string },
+  registration: { deviceLibraryIdentifier: string; serialNumber: SerialNumber; pushToken?: string; now?: Date },
   onRemoved: JobInput[],
 ): Promise<boolean> {
   const rows = await jobs.change<{ removed: boolean }>(
@@ -83,7 +136,8 @@ export async function unregister(
           delete from device_registrations
           where device_library_identifier = $1 and serial_number = $2 and ($3::text is null or push_token = $3)
           returning serial_number as key
-        )`,
+        ),
+        ${registrationDaysCounted('counted', 'select key as serial_number, 0 as installs, 1 as uninstalls from changed', '$5')}`,
       jobsParam: '$4',
       select: `select exists (select 1 from changed) as removed`,
     }),
@@ -92,6 +146,7 @@ export async function unregister(
       registration.serialNumber,
       registration.pushToken ?? null,
       jobsParameter(onRemoved.map((job) => ({ ...job, key: registration.serialNumber }))),
+      (registration.now ?? new Date()).toISOString(),
     ],
   );
   return onlyRow(rows, 'unregister').removed;

@@ -1,7 +1,7 @@
 // Tables. The atomic rules live here, where they cannot race: a message's single use is one
 // conditional UPDATE (see store.ts), and one pass per wallet is the unique key on public_key.
 import { sql } from 'drizzle-orm';
-import { bigserial, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -303,5 +303,35 @@ export const walletPending = pgTable(
   },
   (t) => [index('wallet_pending_last_expires_at_idx').on(t.lastExpiresAt)],
 );
+
+// --- Reaching every holder ------------------------------------------------------------------
+
+/**
+ * Device registrations made and ended, per UTC day and program: what stats chart as installs and
+ * uninstalls. A registration's row is deleted when it ends, so the count is kept here, upserted
+ * by the statement that inserts or deletes it (lib/db/registrations.ts).
+ */
+export const deviceRegistrationDays = pgTable(
+  'device_registration_days',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    program: text('program').notNull(),
+    installs: integer('installs').notNull().default(0),
+    uninstalls: integer('uninstalls').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.program] })],
+);
+
+/**
+ * The notifying messages (TEXT_AND_NOTIFY) sent to each pass's Google object in the last 24 hours,
+ * `[{id, at}]` (at: ms since the epoch): Google notifies at most 3 times a day per pass and refuses
+ * a 4th, so one conditional upsert takes a notification or says no (lib/db/google-notifications.ts).
+ */
+export const googleNotifications = pgTable('google_notifications', {
+  serialNumber: text('serial_number')
+    .primaryKey()
+    .references(() => passes.serialNumber),
+  notified: jsonb('notified').$type<{ id: string; at: number }[]>().notNull(),
+});
 
 export type SignInMessageRow = typeof signInMessages.$inferSelect;

@@ -1,6 +1,7 @@
 // The operator's view of passes: a filtered, paged list, one pass, and the statistics.
 import { checkInsByDay } from '../db/check-ins';
 import { findOperatorPass, listPasses, type OperatorPass, type PassFilter, passStats } from '../db/passes';
+import { registrationsByDay } from '../db/registrations';
 import type { Store } from '../db/store';
 import { AppError } from '../errors';
 import { asSerialNumber } from '../passes/ids';
@@ -72,13 +73,21 @@ export type Stats = {
   claimsPerDay: { date: string; count: number }[];
   /** Admissions at the door (lib/check-in), per UTC day as claimsPerDay. */
   checkInsPerDay: { date: string; count: number }[];
+  /** Device registrations made, per UTC day as claimsPerDay (lib/db/registrations.ts counts them as they happen). */
+  installsPerDay: { date: string; count: number }[];
+  /** Device registrations ended (the device's, APNs calling its token gone, DEVICES_PER_PASS), per UTC day. */
+  uninstallsPerDay: { date: string; count: number }[];
 };
 
-/** Totals, and claims and check-ins on each (of every program, or of one) of the last 30 UTC days (today included, oldest first, zeros too). */
+/** Totals, and claims, check-ins, installs and uninstalls on each (of every program, or of one) of the last 30 UTC days (today included, oldest first, zeros too). */
 export async function getStats(services: OperatorPassesDeps, now = new Date(), program?: string): Promise<Stats> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const first = new Date(today - (STATS_DAYS - 1) * 86_400_000);
-  const [stats, checkIns] = await Promise.all([passStats(services.store.sql, first, program), checkInsByDay(services.store.sql, first, program)]);
+  const [stats, checkIns, registrations] = await Promise.all([
+    passStats(services.store.sql, first, program),
+    checkInsByDay(services.store.sql, first, program),
+    registrationsByDay(services.store.sql, first, program),
+  ]);
   const perDay = (counts: Map<string, number>) =>
     Array.from({ length: STATS_DAYS }, (_, i) => {
       const date = new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10);
@@ -91,5 +100,7 @@ export async function getStats(services: OperatorPassesDeps, now = new Date(), p
     devicesRegistered: stats.devicesRegistered,
     claimsPerDay: perDay(stats.claimsByDay),
     checkInsPerDay: perDay(checkIns),
+    installsPerDay: perDay(registrations.installs),
+    uninstallsPerDay: perDay(registrations.uninstalls),
   };
 }

@@ -57,7 +57,10 @@ export function createLiving(config: Config, signing: SigningMaterial, google: G
     files: new PassFileCache(),
     passTypeIdentifier: signing.passTypeIdentifier,
     apns,
-    googleApi: google && config.google ? new GoogleWalletApi(google, { tokenUri: config.google.tokenUri, apiUrl: config.google.apiUrl }) : undefined,
+    googleApi:
+      google && config.google
+        ? new GoogleWalletApi(google, { tokenUri: config.google.tokenUri, apiUrl: config.google.apiUrl, rps: config.googleWalletRps })
+        : undefined,
     close: () => apns.close(),
   };
 }

@@ -2,6 +2,7 @@
 // registers a device for a pass, asks which of its passes changed since a tag, fetches the latest
 // version of one, unregisters, and reports errors to the log endpoint. Apple's reference and what
 // was decided where it is silent: docs/living-passes.md.
+import type { Clock } from '../clock';
 import type { Config } from '../config';
 import { findPass, type Pass } from '../db/passes';
 import { register, serialsUpdatedSince, unregister } from '../db/registrations';
@@ -18,6 +19,8 @@ import type { PassIssuer } from './pkpass';
 export type PassKitDeps = {
   config: Pick<Config, 'webhook' | 'devicesPerPass'>;
   log: Logger;
+  /** When registrations are made and ended: the day the stats count them on. */
+  clock: Clock;
   store: Pick<Store, 'sql' | 'jobs'>;
   living: Pick<Living, 'passTypeIdentifier' | 'tokenKey' | 'barcodeKey' | 'files'>;
   issuer: PassIssuer;
@@ -44,7 +47,7 @@ export type Registration = { deviceLibraryIdentifier: string; passTypeIdentifier
 export async function registerDevice(deps: PassKitDeps, params: Registration, pushToken: string, authorization: string | null): Promise<{ created: boolean }> {
   const pass = await authorizedPass(deps, params.passTypeIdentifier, asSerialNumber(params.serialNumber), authorization);
   const { deviceLibraryIdentifier } = params;
-  const now = new Date();
+  const now = new Date(deps.clock.now());
   const events = {
     onCreated: webhookEventJobs(deps.config, 'device.registered', webhookEventData(pass, { deviceLibraryIdentifier }), now),
     // The statement names each device it removes.
@@ -62,8 +65,9 @@ export async function registerDevice(deps: PassKitDeps, params: Registration, pu
 export async function unregisterDevice(deps: PassKitDeps, params: Registration, authorization: string | null): Promise<void> {
   const pass = await authorizedPass(deps, params.passTypeIdentifier, asSerialNumber(params.serialNumber), authorization);
   const { deviceLibraryIdentifier } = params;
-  const event = webhookEventJobs(deps.config, 'device.unregistered', webhookEventData(pass, { deviceLibraryIdentifier }), new Date());
-  const removed = await unregister(deps.store.jobs, { deviceLibraryIdentifier, serialNumber: pass.serialNumber }, event);
+  const now = new Date(deps.clock.now());
+  const event = webhookEventJobs(deps.config, 'device.unregistered', webhookEventData(pass, { deviceLibraryIdentifier }), now);
+  const removed = await unregister(deps.store.jobs, { deviceLibraryIdentifier, serialNumber: pass.serialNumber, now }, event);
   if (removed) {
     deps.log.info({ event: 'device_unregistered', serial: pass.serialNumber }, 'device unregistered from pass updates');
   }

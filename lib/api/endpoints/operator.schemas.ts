@@ -188,6 +188,13 @@ export const statsSchema = z
     checkInsPerDay: z
       .array(z.object({ date: z.string().meta({ description: 'YYYY-MM-DD, UTC.' }), count: z.number().int() }))
       .meta({ description: 'Admissions at the door (`POST /api/v1/operator/check-ins`), per day as `claimsPerDay`.' }),
+    installsPerDay: z
+      .array(z.object({ date: z.string().meta({ description: 'YYYY-MM-DD, UTC.' }), count: z.number().int() }))
+      .meta({ description: 'Device registrations made (Apple Wallet adding the pass on a device), per day as `claimsPerDay`.' }),
+    uninstallsPerDay: z.array(z.object({ date: z.string().meta({ description: 'YYYY-MM-DD, UTC.' }), count: z.number().int() })).meta({
+      description:
+        'Device registrations ended (the device removed the pass, APNs called its push token gone, or a newer device took its place past DEVICES_PER_PASS), per day as `claimsPerDay`.',
+    }),
   })
   .meta({ id: 'OperatorStats' });
 

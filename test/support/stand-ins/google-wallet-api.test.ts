@@ -247,3 +247,62 @@ describe('Google Wallet API stand-in', () => {
     }
   });
 });
+
+describe('Google Wallet API stand-in: addMessage, the notification quota and the rate limit', () => {
+  let google: GoogleWalletApiStandIn;
+  let accessToken: string;
+  let now = Date.now();
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${google.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+  };
+  const addMessage = (id: string, messageType: string) =>
+    api('POST', `/genericObject/${OBJECT_ID}/addMessage`, { message: { id, header: 'Gala', body: `message ${id}`, messageType } });
+
+  beforeAll(async () => {
+    google = await GoogleWalletApiStandIn.start({ issuerId: TEST_ISSUER_ID, now: () => now });
+    accessToken = (await requestToken(google.tokenUrl, await assertion(google.serviceAccount))).body.access_token;
+    await api('POST', '/genericClass', { id: CLASS_ID });
+    await api('POST', '/genericObject', { id: OBJECT_ID, classId: CLASS_ID, state: 'ACTIVE' });
+  });
+  afterAll(() => google.close());
+
+  it('adds messages to the object and answers {resource}; 404 for an unknown object, 400 for a bad type', async () => {
+    const added = await addMessage('m1', 'TEXT');
+    expect(added.status).toBe(200);
+    expect(added.body.resource).toMatchObject({ id: OBJECT_ID, messages: [{ id: 'm1', header: 'Gala', body: 'message m1', messageType: 'TEXT' }] });
+    expect((await api('POST', `/genericObject/${TEST_ISSUER_ID}.nope/addMessage`, { message: { id: 'x' } })).status).toBe(404);
+    expect((await addMessage('m2', 'LOUD')).status).toBe(400);
+    expect(google.messages(OBJECT_ID)).toHaveLength(1);
+  });
+
+  it('refuses a 4th TEXT_AND_NOTIFY in 24 hours with QuotaExceededException, takes TEXT, and notifies again a day later', async () => {
+    for (const id of ['n1', 'n2', 'n3']) expect((await addMessage(id, 'TEXT_AND_NOTIFY')).status).toBe(200);
+    const refused = await addMessage('n4', 'TEXT_AND_NOTIFY');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED', message: expect.stringMatching(/^QuotaExceededException/) });
+    expect((await addMessage('n4', 'TEXT')).status).toBe(200);
+    now += 24 * 3600 * 1000 + 1;
+    expect((await addMessage('n5', 'TEXT_AND_NOTIFY')).status).toBe(200);
+    expect(google.messages(OBJECT_ID).map((m) => m.id)).toEqual(['m1', 'n1', 'n2', 'n3', 'n4', 'n5']);
+  });
+
+  it('answers 429 RESOURCE_EXHAUSTED with Retry-After past the rate it is given', async () => {
+    google.limitRate(3, 2);
+    try {
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await api('GET', `/genericObject/${OBJECT_ID}`));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+      expect(answers[3]!.headers.get('retry-after')).toBe('2');
+      expect(answers[3]!.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
+      expect(google.rateLimited).toBe(1);
+    } finally {
+      google.limitRate(undefined);
+    }
+  });
+});

@@ -24,15 +24,28 @@
 //   id), 403 permission denied, 404 object or class not found, 409 already exists; its example
 //   messages are used here. No token or an invalid one is 401 UNAUTHENTICATED, with
 //   `WWW-Authenticate: Bearer`.
+// - genericobject.addmessage: `POST .../genericObject/{resourceId}/addMessage` with an
+//   AddMessageRequest `{"message": Message}` (Message: `header`, `body`, `id`, `messageType` one of
+//   MESSAGE_TYPE_UNSPECIFIED, TEXT, EXPIRATION_NOTIFICATION, TEXT_AND_NOTIFY, ...); the answer is
+//   `{"resource": <the object>}`, the message appended to the object's `messages`. "Trigger push
+//   notifications": at most 3 TEXT_AND_NOTIFY messages per pass in 24 hours; past it Google
+//   refuses with a QuotaExceededException and TEXT is to be used.
+// - FAQ: "Calls to the Google Wallet API are rate limited to 20 requests per second".
 //
 // Stand-in choices: an inserted object's class must exist (404, as the Wallet error page's
 // IssuerClassNotFound describes); nothing is added to stored resources (no defaults); `failNext`
-// applies to Wallet API calls only, not to the token endpoint.
+// applies to Wallet API calls only, not to the token endpoint. The notification quota's refusal is
+// 429 RESOURCE_EXHAUSTED (Google's code for quotas) whose message starts `QuotaExceededException`
+// (the name Google's page gives), with no effect; the rate limit (`limitRate`, off unless asked
+// for) is 429 RESOURCE_EXHAUSTED too, with `Retry-After` when asked for, counted over any 1 s of
+// Wallet API calls (the token endpoint is not counted).
 //
 // Use: `const google = await GoogleWalletApiStandIn.start({ issuerId: TEST_ISSUER_ID })`; give the
 // service `GOOGLE_SERVICE_ACCOUNT=google.serviceAccount.json` (a made-up key whose `token_uri` is
 // `google.tokenUrl`) and the Wallet API base `google.apiUrl`; read `google.requests`,
-// `google.object(id)`; script failures with `google.failNext(2, 503)`; `await google.close()`.
+// `google.object(id)`, `google.messages(id)`; script failures with `google.failNext(2, 503)`; limit
+// the rate with `google.limitRate(20, 1)` (429 with Retry-After: 1 past 20 calls in a second);
+// move the notification quota's clock with the `now` option; `await google.close()`.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -79,7 +92,13 @@ export type GoogleWalletApiStandInOptions = {
   issuerId: string;
   /** `expires_in` of issued tokens (default 3600). */
   tokenLifetimeSeconds?: number;
+  /** The time the notification quota's 24 hours are counted in (default Date.now): tests move it on. */
+  now?: () => number;
 };
+
+/** Google: "a maximum of 3 notification-triggering messages" per pass "within a 24-hour period". */
+export const NOTIFICATIONS_PER_DAY = 3;
+export const MESSAGE_TYPES = ['MESSAGE_TYPE_UNSPECIFIED', 'TEXT', 'EXPIRATION_NOTIFICATION', 'TEXT_AND_NOTIFY', 'text', 'expirationNotification'] as const;
 
 export type RecordedRequest = {
   method: string;
@@ -100,6 +119,13 @@ export class GoogleWalletApiStandIn {
   private readonly store: Record<Collection, Map<string, Resource>> = { genericClass: new Map(), genericObject: new Map() };
   private readonly tokens = new Map<string, IssuedToken>();
   private failures: { remaining: number; status: number; message: string | undefined } = { remaining: 0, status: 500, message: undefined };
+  /** When each object's TEXT_AND_NOTIFY messages were taken (stand-in clock, ms). */
+  private readonly notified = new Map<string, number[]>();
+  private rateLimit: { rps: number; retryAfterSeconds: number | undefined } | undefined;
+  /** Arrival times (monotonic ms) of the Wallet API calls let through in the last second. */
+  private recentCalls: number[] = [];
+  /** Wallet API calls answered 429 for the rate (not for the notification quota). */
+  rateLimited = 0;
 
   private constructor(
     private readonly server: http.Server,
@@ -148,6 +174,20 @@ export class GoogleWalletApiStandIn {
   /** The next `count` Wallet API calls get `status` with Google's error body (and no effect), e.g. 503 to test retries. */
   failNext(count: number, status: number, message?: string): void {
     this.failures = { remaining: count, status, message };
+  }
+
+  /**
+   * Answers 429 to any Wallet API call that would make more than `rps` in one second (calls
+   * refused are not counted), with `Retry-After: <retryAfterSeconds>` when given; undefined: no limit.
+   */
+  limitRate(rps: number | undefined, retryAfterSeconds?: number): void {
+    this.rateLimit = rps === undefined ? undefined : { rps, retryAfterSeconds };
+    this.recentCalls = [];
+  }
+
+  /** The messages of a stored object, in the order added. */
+  messages(objectId: string): Record<string, unknown>[] {
+    return (copy(this.store.genericObject.get(objectId))?.messages as Record<string, unknown>[] | undefined) ?? [];
   }
 
   /** Makes every access token issued so far expired, as if an hour had passed: the next API call with one is 401. */
@@ -230,8 +270,10 @@ export class GoogleWalletApiStandIn {
   // --- Wallet REST API -------------------------------------------------------------------------
 
   private api(method: string, pathname: string, request: http.IncomingMessage, raw: string): Reply {
-    const route = /^\/walletobjects\/v1\/(genericClass|genericObject)(?:\/([^/]*))?\/?$/.exec(pathname);
+    const route = /^\/walletobjects\/v1\/(genericClass|genericObject)(?:\/([^/]*)(?:\/(addMessage))?)?\/?$/.exec(pathname);
     if (!route) return googleError(404, 'Method not found.');
+    const limited = this.overRate();
+    if (limited) return limited;
     if (this.failures.remaining > 0) {
       this.failures.remaining--;
       return googleError(this.failures.status, this.failures.message);
@@ -243,10 +285,53 @@ export class GoogleWalletApiStandIn {
     const resourceId = route[2] ? decodeURIComponent(route[2]) : undefined;
     if (method === 'POST' && resourceId === undefined) return this.insert(collection, raw);
     if (resourceId === undefined) return googleError(404, 'Method not found.');
+    if (route[3]) return method === 'POST' ? this.addMessage(collection, resourceId, raw) : googleError(404, 'Method not found.');
     if (method === 'GET') return this.get(collection, resourceId);
     if (method === 'PATCH') return this.patch(collection, resourceId, raw);
     if (method === 'PUT') return this.update(collection, resourceId, raw);
     return googleError(404, 'Method not found.');
+  }
+
+  private overRate(): Reply | undefined {
+    if (!this.rateLimit) return undefined;
+    const now = performance.now();
+    this.recentCalls = this.recentCalls.filter((at) => at > now - 1000);
+    if (this.recentCalls.length >= this.rateLimit.rps) {
+      this.rateLimited++;
+      const { retryAfterSeconds } = this.rateLimit;
+      return googleError(
+        429,
+        "Quota exceeded for quota metric 'Requests' and limit 'Requests per second' of service 'walletobjects.googleapis.com'.",
+        retryAfterSeconds === undefined ? undefined : { 'retry-after': String(retryAfterSeconds) },
+      );
+    }
+    this.recentCalls.push(now);
+    return undefined;
+  }
+
+  private addMessage(collection: Collection, id: string, raw: string): Reply {
+    const found = this.store[collection].get(id);
+    if (!found) return googleError(404, `${label(collection)} {${id}} not found.`);
+    const body = parseResource(raw);
+    if (typeof body === 'string') return googleError(400, body);
+    const message = body.message;
+    if (!isPlainObject(message)) return googleError(400, 'Request contains an invalid argument. Missing message.');
+    if (message.messageType !== undefined && !(MESSAGE_TYPES as readonly unknown[]).includes(message.messageType))
+      return googleError(400, `Invalid value at 'message.message_type' (TYPE_ENUM), ${JSON.stringify(message.messageType)}`);
+    if (message.messageType === 'TEXT_AND_NOTIFY') {
+      const now = (this.options.now ?? Date.now)();
+      const recent = (this.notified.get(id) ?? []).filter((at) => at > now - 24 * 3600 * 1000);
+      if (recent.length >= NOTIFICATIONS_PER_DAY)
+        return googleError(
+          429,
+          `QuotaExceededException: the object {${id}} has had ${NOTIFICATIONS_PER_DAY} messages of type TEXT_AND_NOTIFY in 24 hours; use TEXT.`,
+        );
+      this.notified.set(id, [...recent, now]);
+    }
+    const messages = Array.isArray(found.messages) ? found.messages : [];
+    const updated = { ...found, messages: [...messages, message] };
+    this.store[collection].set(id, updated);
+    return { status: 200, body: { resource: updated } };
   }
 
   private authenticate(authorization: string | undefined): Reply | undefined {
