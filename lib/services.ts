@@ -21,6 +21,7 @@ import { programTasks } from './programs/changes';
 import { ProgramDirectory } from './programs/programs';
 import { DEFAULT_WORKER_OPTIONS, JobLanes } from './queue/worker';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
+import { updateTasks } from './updates/fan-out';
 import { webhookTasks } from './webhooks';
 
 export type Services = {
@@ -125,7 +126,10 @@ export async function createServices(config: Config, { clock = systemClock }: Se
   // and their pushes never queue behind webhook deliveries (an unauthenticated scan makes one).
   const jobs = new JobLanes({
     lanes: [
-      { handlers: { ...changeTasks({ config, store, living }), ...programTasks({ store }) }, concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
+      {
+        handlers: { ...changeTasks({ config, store, living }), ...programTasks({ store }), ...updateTasks({ config, store, living }) },
+        concurrency: DEFAULT_WORKER_OPTIONS.concurrency,
+      },
       { handlers: webhookTasks({ config }), concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
     ],
     jobs: store.jobs,

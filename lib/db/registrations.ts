@@ -129,3 +129,57 @@ export function registrationsOf(db: Queryable, serialNumber: SerialNumber, limit
     [serialNumber, limit],
   );
 }
+
+/** Where an update is in its program's devices: the keyset (serial number, device), '' before the first. */
+export type DeviceKey = { serial: string; device: string };
+
+/** Which devices an update reaches: those of the program's passes (active ones only, for a message). */
+export type ProgramDevices = { program: string; activeOnly: boolean };
+
+const PROGRAM_DEVICES = `device_registrations r join passes p on p.serial_number = r.serial_number
+  where p.program = $1 and (not $2::boolean or p.status = 'active')`;
+
+/** The keys of the next `limit` devices of a program after `after`, in keyset order (lib/updates' planning). */
+export function deviceKeysOfProgram(db: Queryable, of: ProgramDevices, after: DeviceKey, limit: number): Promise<DeviceKey[]> {
+  return db.query<DeviceKey>(
+    `select r.serial_number as serial, r.device_library_identifier as device from ${PROGRAM_DEVICES}
+       and (r.serial_number, r.device_library_identifier) > ($3, $4)
+     order by r.serial_number, r.device_library_identifier limit $5`,
+    [of.program, of.activeOnly, after.serial, after.device, limit],
+  );
+}
+
+/** A device of an update's batch, with what an event says of its pass. */
+export type BatchRegistration = {
+  serialNumber: SerialNumber;
+  deviceLibraryIdentifier: string;
+  pushToken: string;
+  publicKey: string;
+  program: string;
+  walletType: string;
+};
+
+/** The devices of a program in the keyset range (after, last]: one batch of an update, read when it runs. */
+export function devicesOfProgramBetween(db: Queryable, of: ProgramDevices, after: DeviceKey, last: DeviceKey): Promise<BatchRegistration[]> {
+  return db.query<BatchRegistration>(
+    `select r.serial_number as "serialNumber", r.device_library_identifier as "deviceLibraryIdentifier", r.push_token as "pushToken",
+       p.public_key as "publicKey", p.program, p.wallet_type as "walletType"
+     from ${PROGRAM_DEVICES}
+       and (r.serial_number, r.device_library_identifier) > ($3, $4) and (r.serial_number, r.device_library_identifier) <= ($5, $6)
+     order by r.serial_number, r.device_library_identifier`,
+    [of.program, of.activeOnly, after.serial, after.device, last.serial, last.device],
+  );
+}
+
+/** The registrations among `devices` that still exist, with their current token: a retry batch of an update. */
+export function registrationsAmong(db: Queryable, devices: { serialNumber: string; deviceLibraryIdentifier: string }[]): Promise<BatchRegistration[]> {
+  return db.query<BatchRegistration>(
+    `select r.serial_number as "serialNumber", r.device_library_identifier as "deviceLibraryIdentifier", r.push_token as "pushToken",
+       p.public_key as "publicKey", p.program, p.wallet_type as "walletType"
+     from jsonb_to_recordset($1::jsonb) as d("serialNumber" text, "deviceLibraryIdentifier" text)
+     join device_registrations r on r.serial_number = d."serialNumber" and r.device_library_identifier = d."deviceLibraryIdentifier"
+     join passes p on p.serial_number = r.serial_number
+     order by r.serial_number, r.device_library_identifier`,
+    [JSON.stringify(devices.map(({ serialNumber, deviceLibraryIdentifier }) => ({ serialNumber, deviceLibraryIdentifier })))],
+  );
+}
