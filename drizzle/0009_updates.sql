@@ -27,8 +27,6 @@ CREATE TABLE "updates" (
 	"batches" integer DEFAULT 0 NOT NULL,
 	"batches_done" integer DEFAULT 0 NOT NULL,
 	"planned" boolean DEFAULT false NOT NULL,
-	"cursor_serial" text DEFAULT '' NOT NULL,
-	"cursor_device" text DEFAULT '' NOT NULL,
 	"started_at" timestamp with time zone NOT NULL,
 	"finished_at" timestamp with time zone
 );

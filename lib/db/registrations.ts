@@ -139,16 +139,6 @@ export type ProgramDevices = { program: string; activeOnly: boolean };
 const PROGRAM_DEVICES = `device_registrations r join passes p on p.serial_number = r.serial_number
   where p.program = $1 and (not $2::boolean or p.status = 'active')`;
 
-/** The keys of the next `limit` devices of a program after `after`, in keyset order (lib/updates' planning). */
-export function deviceKeysOfProgram(db: Queryable, of: ProgramDevices, after: DeviceKey, limit: number): Promise<DeviceKey[]> {
-  return db.query<DeviceKey>(
-    `select r.serial_number as serial, r.device_library_identifier as device from ${PROGRAM_DEVICES}
-       and (r.serial_number, r.device_library_identifier) > ($3, $4)
-     order by r.serial_number, r.device_library_identifier limit $5`,
-    [of.program, of.activeOnly, after.serial, after.device, limit],
-  );
-}
-
 /** A device of an update's batch, with what an event says of its pass. */
 export type BatchRegistration = {
   serialNumber: SerialNumber;

@@ -311,8 +311,7 @@ export type SignInMessageRow = typeof signInMessages.$inferSelect;
 
 /**
  * Updates (lib/updates): a program change or a message, reaching every device of the program's
- * passes. Planning pages through the devices (keyset: cursor_serial, cursor_device) and cuts them
- * into batches; the counters move only in the statement that marks a batch done, so they count
+ * passes. Planning cuts the devices into batches, each a range of keys (serial, device); the counters move only in the statement that marks a batch done, so they count
  * each device once however often a batch runs. Done when planned and every batch is done.
  */
 export const updates = pgTable(
@@ -340,9 +339,6 @@ export const updates = pgTable(
     batches: integer('batches').notNull().default(0),
     batchesDone: integer('batches_done').notNull().default(0),
     planned: boolean('planned').notNull().default(false),
-    /** Planning's keyset: the last (serial, device) put in a batch; '' before the first. */
-    cursorSerial: text('cursor_serial').notNull().default(''),
-    cursorDevice: text('cursor_device').notNull().default(''),
     startedAt: instant('started_at').notNull(),
     finishedAt: instant('finished_at'),
   },

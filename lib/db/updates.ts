@@ -1,7 +1,7 @@
 // The `updates` and `update_batches` tables (lib/updates): every statement on them. An update is
 // made in the statement of the program change or message that causes it (NEW_UPDATE_CTES, in
 // ./programs.ts changeProgram), with its planning job. Planning cuts the program's devices into
-// batches, one statement per batch (its row, its job, the update's cursor moved on, all or none).
+// batches in one statement (every batch's row and job, and the update marked planned, or none).
 // A batch's outcomes are recorded in one statement that marks it done only if it was not yet,
 // and only then moves the counters, removes the registrations whose token is gone and enqueues
 // the retry: however often a batch runs, each device is counted once. The statement that finds
@@ -29,7 +29,7 @@ export type Update = {
 };
 
 /** What the fan-out reads of an update. */
-export type UpdateProgress = Update & { activeOnly: boolean; planned: boolean; cursorSerial: string; cursorDevice: string; plannedBatches: number };
+export type UpdateProgress = Update & { activeOnly: boolean; planned: boolean };
 
 /** The update a change makes, as its statement takes it (one jsonb parameter). */
 export type NewUpdate = { id: string; kind: UpdateKind; activeOnly: boolean };
@@ -49,15 +49,13 @@ export type UpdateBatch = {
 
 export type BatchDevice = { serialNumber: string; deviceLibraryIdentifier: string; pushToken: string };
 
-// Planning moves the cursor but not the total: until planned, the count made with the update
-// stands (a batch's delta may already have been added); after, planned + delta is exact.
+// Until planned, the count made with the update stands; after, planned + each batch's delta is exact.
 const UPDATE_COLUMNS = `u.id, u.program, u.kind, u.status, u.passes,
   (case when u.planned then u.devices_planned + u.devices_delta
         else greatest(u.devices_estimate, u.devices_planned + u.devices_delta) end)::int as "devicesTotal",
   u.devices_pushed as "devicesPushed", u.devices_failed as "devicesFailed", u.started_at as "startedAt", u.finished_at as "finishedAt"`;
 
-const PROGRESS_COLUMNS = `${UPDATE_COLUMNS}, u.active_only as "activeOnly", u.planned, u.cursor_serial as "cursorSerial",
-  u.cursor_device as "cursorDevice", (select count(*) from update_batches b where b.update_id = u.id and b.retry is null)::int as "plannedBatches"`;
+const PROGRESS_COLUMNS = `${UPDATE_COLUMNS}, u.active_only as "activeOnly", u.planned`;
 
 type UpdateRowOut = Omit<Update, 'startedAt' | 'finishedAt'> & { startedAt: Date | string; finishedAt: Date | string | null };
 
@@ -96,7 +94,7 @@ export async function findUpdate(db: Queryable, id: string): Promise<Update | un
 
 export async function findUpdateProgress(db: Queryable, id: string): Promise<UpdateProgress | undefined> {
   const [row] = await db.query<UpdateRowOut & Omit<UpdateProgress, keyof Update>>(`select ${PROGRESS_COLUMNS} from updates u where u.id = $1`, [id]);
-  return row && { ...toUpdate(row), plannedBatches: Number(row.plannedBatches) };
+  return row && toUpdate(row);
 }
 
 /** The newest updates first (of one program, when given). */
@@ -106,46 +104,6 @@ export async function listUpdates(db: Queryable, filter: { program?: string }, l
     [filter.program ?? null, limit],
   );
   return rows.map(toUpdate);
-}
-
-/**
- * Records the next batch of planning: the devices after the update's cursor up to `last`, as batch
- * `key`, with its job. Only when the cursor is still where this planner read it: false when
- * another run of the planning moved it first (the caller reads the update again and goes on from there).
- */
-export async function addPlannedBatch(
-  jobs: Jobs,
-  updateId: string,
-  batch: { key: string; after: { serial: string; device: string }; last: { serial: string; device: string }; devices: number },
-  job: JobInput,
-): Promise<boolean> {
-  const rows = await jobs.change<{ added: boolean }>(
-    statementWithJobs({
-      with: `moved as (
-          update updates set cursor_serial = $5, cursor_device = $6, batches = batches + 1, devices_planned = devices_planned + $7
-          where id = $1 and not planned and cursor_serial = $3 and cursor_device = $4
-          returning id
-        ),
-        changed as (
-          insert into update_batches (update_id, key, after_serial, after_device, last_serial, last_device, devices)
-          select id, $2, $3, $4, $5, $6, $7 from moved
-          returning key
-        )`,
-      jobsParam: '$8',
-      select: `select exists (select 1 from changed) as added`,
-    }),
-    [
-      updateId,
-      batch.key,
-      batch.after.serial,
-      batch.after.device,
-      batch.last.serial,
-      batch.last.device,
-      batch.devices,
-      jobsParameter([{ ...job, key: batch.key }]),
-    ],
-  );
-  return onlyRow(rows, 'addPlannedBatch').added;
 }
 
 /**
@@ -163,28 +121,58 @@ const FINISHED_EVENT_CTE = (from: string, param: string) => `finished_events as 
   )`;
 
 /**
- * Ends planning at the cursor the planner read (a no-op when another run moved it or ended it
- * first); the update is done here when every batch already is (or it had none).
+ * Plans an update in one statement: its program's devices, in keyset order (serial, device), cut
+ * into batches of `perBatch` (each a range: after one key, up to another), each batch with its
+ * job, and the update marked planned; done here when it has no device. The devices are numbered
+ * inside the database (one sort of their keys): none is loaded here, and each batch reads its own
+ * range when it runs. A no-op when the update is planned already (this job ran before).
  */
-export async function finishPlanning(
-  db: Queryable,
+export async function planUpdate(
+  jobs: Jobs,
   updateId: string,
-  cursor: { serial: string; device: string },
+  perBatch: number,
+  batchJobKind: string,
   finished: JobInput[],
-): Promise<{ done: boolean }> {
-  const rows = await db.query<{ done: boolean }>(
-    `with ended as (
-       update updates set planned = true,
-         status = case when batches_done = batches then 'done' else status end,
-         finished_at = case when batches_done = batches then now() else finished_at end
-       where id = $1 and not planned and cursor_serial = $2 and cursor_device = $3
-       returning *
+): Promise<{ batches: number; done: boolean }> {
+  const rows = await jobs.change<{ batches: number; done: boolean }>(
+    `with u as (select * from updates where id = $1 and not planned for update),
+     devs as (
+       select r.serial_number as s, r.device_library_identifier as d,
+         row_number() over (order by r.serial_number, r.device_library_identifier) as n, count(*) over () as total
+       from u join passes p on p.program = u.program and (not u.active_only or p.status = 'active')
+       join device_registrations r on r.serial_number = p.serial_number
+     ),
+     ends as (select s, d, n from devs where n % $2 = 0 or n = total),
+     cuts as (
+       select s, d, lag(s, 1, '') over (order by n) as after_s, lag(d, 1, '') over (order by n) as after_d,
+         (n - coalesce(lag(n) over (order by n), 0))::int as devices, row_number() over (order by n) - 1 as seq
+       from ends
+     ),
+     batches as (
+       insert into update_batches (update_id, key, after_serial, after_device, last_serial, last_device, devices)
+       select $1, 'r' || c.seq, c.after_s, c.after_d, c.s, c.d, c.devices from cuts c where exists (select 1 from u)
+       returning key
+     ),
+     batch_jobs as (
+       insert into jobs (kind, payload, run_at)
+       select $3, jsonb_build_object('update', $1::text, 'batch', key), now() from batches
+       returning 1
+     ),
+     ended as (
+       update updates x set planned = true,
+         batches = x.batches + (select count(*) from cuts)::int,
+         devices_planned = coalesce((select max(total) from devs), 0)::int,
+         status = case when x.batches_done = x.batches + (select count(*) from cuts) then 'done' else x.status end,
+         finished_at = case when x.batches_done = x.batches + (select count(*) from cuts) then now() else x.finished_at end
+       from u where x.id = u.id
+       returning x.*
      ),
      ${FINISHED_EVENT_CTE('ended', '$4')}
-     select exists (select 1 from ended where status = 'done') as done`,
-    [updateId, cursor.serial, cursor.device, jobsParameter(finished)],
+     select (select count(*) from batches)::int as batches, exists (select 1 from ended where status = 'done') as done,
+       (select count(*) from batch_jobs)::int as queued`,
+    [updateId, perBatch, batchJobKind, jobsParameter(finished)],
   );
-  return onlyRow(rows, 'finishPlanning');
+  return onlyRow(rows, 'planUpdate');
 }
 
 export async function findBatch(db: Queryable, updateId: string, key: string): Promise<UpdateBatch | undefined> {

@@ -1,10 +1,11 @@
 // The fan-out of an update (a program change or a message) to every device of its program, as
 // jobs of the durable queue, in the pushes' lane (lib/services.ts):
-// - `update.plan` pages through the program's devices by keyset (serial, device), never all at
-//   once, and cuts them into batches of DEVICES_PER_BATCH: one statement per batch records its
-//   range, its job and the update's cursor (lib/db/updates.ts), so a planner that dies goes on
-//   from the cursor when it runs again, and two runs never make overlapping batches. It also
-//   enqueues the Google object sync of each pass that has one (one job per pass, deduplicated per update).
+// - `update.plan` cuts the program's devices into batches of DEVICES_PER_BATCH, each a range of
+//   keys (serial, device), in one statement with every batch's job (lib/db/updates.ts): a planner
+//   that dies has planned nothing, and one run again after it succeeded plans nothing more. The
+//   devices are numbered inside the database; none is read here. (Paging through them here, one
+//   statement per batch, kept every batch waiting behind planning: about 2,500 devices a second.)
+//   It also enqueues the Google object sync of each pass that has one (deduplicated per update).
 // - `update.batch` reads its range's devices, pushes them all at once over HTTP/2 (ApnsClient.
 //   pushAll: as many streams as APNs allows, on several connections), and records the outcomes
 //   in one statement: counters, the registrations whose token is gone removed (with their
@@ -17,9 +18,9 @@
 import type { Config } from '../config';
 import type { JobInput } from '../db/jobs';
 import { googleLinkedSerialsOfProgram } from '../db/passes';
-import { type BatchRegistration, deviceKeysOfProgram, devicesOfProgramBetween, registrationsAmong } from '../db/registrations';
+import { type BatchRegistration, devicesOfProgramBetween, registrationsAmong } from '../db/registrations';
 import type { Store } from '../db/store';
-import { addPlannedBatch, type BatchDevice, findBatch, findUpdateProgress, finishPlanning, recordBatch, type UpdateProgress } from '../db/updates';
+import { type BatchDevice, findBatch, findUpdateProgress, planUpdate, recordBatch, type UpdateProgress } from '../db/updates';
 import type { ApnsClient, PushOutcome } from '../passes/apns';
 import { GOOGLE_OBJECT_SYNC_JOB } from '../passes/change-jobs';
 import { type JobContext, PermanentJobFailure, type TaskList } from '../queue';
@@ -48,7 +49,7 @@ type PlanPayload = { update: string };
 type BatchPayload = { update: string; batch: string };
 
 export const updateTasks = (deps: FanOutDeps): TaskList => ({
-  [UPDATE_PLAN_JOB]: (payload: PlanPayload, context) => plan(deps, payload.update, context),
+  [UPDATE_PLAN_JOB]: (payload: PlanPayload) => plan(deps, payload.update),
   [UPDATE_BATCH_JOB]: (payload: BatchPayload, context) => runBatch(deps, payload, context),
 });
 
@@ -56,36 +57,12 @@ const batchJob = (update: string, batch: string) => ({ kind: UPDATE_BATCH_JOB, p
 
 const finishedEvent = (deps: FanOutDeps, update: UpdateProgress) => updateFinishedJobs(deps.config, update, new Date());
 
-async function plan(deps: FanOutDeps, updateId: string, { signal }: JobContext): Promise<void> {
-  const { sql, jobs } = deps.store;
-  let update = await findUpdateProgress(sql, updateId);
+async function plan(deps: FanOutDeps, updateId: string): Promise<void> {
+  const update = await findUpdateProgress(deps.store.sql, updateId);
   if (!update) throw new PermanentJobFailure('no such update');
   if (update.planned) return;
   if (deps.living.googleApi) await enqueueGoogleSyncs(deps, update);
-  const of = { program: update.program, activeOnly: update.activeOnly };
-  let cursor = { serial: update.cursorSerial, device: update.cursorDevice };
-  let next = update.plannedBatches;
-  for (;;) {
-    if (signal.aborted) throw new Error('planning cut short: it goes on from its cursor');
-    const keys = await deviceKeysOfProgram(sql, of, cursor, DEVICES_PER_BATCH);
-    const last = keys[keys.length - 1];
-    if (!last) {
-      await finishPlanning(sql, updateId, cursor, finishedEvent(deps, update));
-      return;
-    }
-    const key = `r${next}`;
-    const added = await addPlannedBatch(jobs, updateId, { key, after: cursor, last, devices: keys.length }, batchJob(updateId, key));
-    if (added) {
-      cursor = last;
-      next++;
-      continue;
-    }
-    // Another run of this planning moved the cursor first: go on from where it is.
-    update = await findUpdateProgress(sql, updateId);
-    if (!update || update.planned) return;
-    cursor = { serial: update.cursorSerial, device: update.cursorDevice };
-    next = update.plannedBatches;
-  }
+  await planUpdate(deps.store.jobs, updateId, DEVICES_PER_BATCH, UPDATE_BATCH_JOB, finishedEvent(deps, update));
 }
 
 /** One Google object sync per pass that has one; deduplicated per update, so planning run twice enqueues each once. */
