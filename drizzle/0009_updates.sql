@@ -37,4 +37,5 @@ ALTER TABLE "programs" ADD COLUMN "message_at" timestamp with time zone;--> stat
 ALTER TABLE "update_batches" ADD CONSTRAINT "update_batches_update_id_updates_id_fk" FOREIGN KEY ("update_id") REFERENCES "public"."updates"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "updates" ADD CONSTRAINT "updates_program_programs_slug_fk" FOREIGN KEY ("program") REFERENCES "public"."programs"("slug") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "updates_started_at_idx" ON "updates" USING btree ("started_at");--> statement-breakpoint
-CREATE INDEX "device_registrations_serial_device_idx" ON "device_registrations" USING btree ("serial_number","device_library_identifier");
+CREATE INDEX "device_registrations_serial_device_idx" ON "device_registrations" USING btree ("serial_number","device_library_identifier");--> statement-breakpoint
+CREATE INDEX "passes_program_serial_number_idx" ON "passes" USING btree ("program","serial_number");

@@ -136,9 +136,6 @@ export type DeviceKey = { serial: string; device: string };
 /** Which devices an update reaches: those of the program's passes (active ones only, for a message). */
 export type ProgramDevices = { program: string; activeOnly: boolean };
 
-const PROGRAM_DEVICES = `device_registrations r join passes p on p.serial_number = r.serial_number
-  where p.program = $1 and (not $2::boolean or p.status = 'active')`;
-
 /** A device of an update's batch, with what an event says of its pass. */
 export type BatchRegistration = {
   serialNumber: SerialNumber;
@@ -149,12 +146,17 @@ export type BatchRegistration = {
   walletType: string;
 };
 
-/** The devices of a program in the keyset range (after, last]: one batch of an update, read when it runs. */
+/**
+ * The devices of a program in the keyset range (after, last]: one batch of an update, read when it
+ * runs. The program's passes in the range's serials come first (passes_program_serial_number_idx),
+ * then their devices: the cost follows the batch, not the program nor the other programs.
+ */
 export function devicesOfProgramBetween(db: Queryable, of: ProgramDevices, after: DeviceKey, last: DeviceKey): Promise<BatchRegistration[]> {
   return db.query<BatchRegistration>(
     `select r.serial_number as "serialNumber", r.device_library_identifier as "deviceLibraryIdentifier", r.push_token as "pushToken",
        p.public_key as "publicKey", p.program, p.wallet_type as "walletType"
-     from ${PROGRAM_DEVICES}
+     from passes p join device_registrations r on r.serial_number = p.serial_number
+     where p.program = $1 and p.serial_number >= $3 and p.serial_number <= $5 and (not $2::boolean or p.status = 'active')
        and (r.serial_number, r.device_library_identifier) > ($3, $4) and (r.serial_number, r.device_library_identifier) <= ($5, $6)
      order by r.serial_number, r.device_library_identifier`,
     [of.program, of.activeOnly, after.serial, after.device, last.serial, last.device],

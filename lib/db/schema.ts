@@ -141,6 +141,8 @@ export const passes = pgTable(
     // One pass per wallet per program: the claim's insert does nothing on a conflict here.
     uniqueIndex('passes_program_public_key_idx').on(t.program, t.publicKey),
     index('passes_public_key_idx').on(t.publicKey),
+    // An update reads a program's passes by serial range (a batch of lib/updates), whatever other programs hold.
+    index('passes_program_serial_number_idx').on(t.program, t.serialNumber),
   ],
 );
 
