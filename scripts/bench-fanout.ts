@@ -4,7 +4,7 @@
 // the production server as a separate process. A message to the program is sent and every device
 // pushed; twice: the stand-in answering at once, then after 20 ms. Printed for each run: pushes/s
 // and the time until the last device, the stand-in's peak concurrent streams, the server's RSS
-// before and at its highest during the update, and claims' p99 on the same server while the update
+// before (after 5,000 claims, at its working size) and at its highest during the update, and claims' p99 on the same server while the update
 // runs (50 connections, the default program). The ceiling: a bare node:http2 client (its own
 // process, one connection, 500 streams in flight) against the same stand-in answering at once;
 // the service's rate is reported as a fraction of it. Embedded PGlite, or with `--postgres` (or
@@ -38,6 +38,8 @@ const CONNECTIONS = 50;
 /** Claims signed before each run: more than the update lasts at the claim rate seen here. */
 const CLAIMS = Number(argValue('--claims') ?? 20_000);
 const PROGRAM = 'crowd';
+/** Claims before the "before" RSS sample: the heap grows to its working size over the first few thousand. */
+const WARM_UP_CLAIMS = 5_000;
 const BARE_PUSHES = 100_000;
 const BARE_IN_FLIGHT = 500;
 
@@ -110,6 +112,22 @@ async function signedClaims(server: ServerProcess, wallets: Wallets, count: numb
   return bodies;
 }
 
+async function claimAll(server: ServerProcess, bodies: string[]): Promise<void> {
+  let next = 0;
+  await new Promise<void>((resolve, reject) =>
+    autocannon(
+      {
+        url: server.baseUrl,
+        connections: CONNECTIONS,
+        amount: bodies.length,
+        headers: { 'content-type': 'application/json' },
+        requests: [{ setupRequest: (request) => ({ ...request, method: 'POST', path: '/api/v1/claim/wallet-pass', body: bodies[next++] }) }],
+      },
+      (error) => (error ? reject(error) : resolve()),
+    ),
+  );
+}
+
 async function runOnce(name: string, env: Record<string, string>, dataDir: string, delayMs: number, wallets: Wallets, operator: string): Promise<Run> {
   const signing = ensureDevelopmentChain(dataDir);
   const apns = await ApnsStandIn.start({
@@ -122,7 +140,10 @@ async function runOnce(name: string, env: Record<string, string>, dataDir: strin
   const server = await ServerProcess.start(PORT, { ...env, APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: apns.caFile });
   try {
     const token = await operatorToken(server, wallets, operator);
-    const bodies = await signedClaims(server, wallets, CLAIMS);
+    const signed = await signedClaims(server, wallets, CLAIMS + WARM_UP_CLAIMS);
+    // Claims first, untimed, so that "before" is the server at its working size (scripts/bench.ts does the same).
+    await claimAll(server, signed.slice(0, WARM_UP_CLAIMS));
+    const bodies = signed.slice(WARM_UP_CLAIMS);
     await sleep(1000);
     const rssBefore = server.rssBytes();
     let rssPeak = rssBefore;
