@@ -31,14 +31,16 @@ export type Program = {
   message: string | null;
 };
 
-/** A program with its pass counts, as operators see it. */
-export type ProgramWithCounts = Program & { passes: number; active: number };
+/** A program with its pass counts, as operators see it; `devices`: the devices registered for its active passes (what a message reaches). */
+export type ProgramWithCounts = Program & { passes: number; active: number; devices: number };
 
 const PROGRAM_COLUMNS = `g.slug, g.name, g.status, g.opens_at as "opensAt", g.closes_at as "closesAt", g.supply, g.issued,
   g.policy, g.check_in as "checkIn", g.design, g.created_at as "createdAt", g.updated_at as "updatedAt", ${VERSION_OF('g.updated_at')} as version, g.message`;
 
 const COUNT_COLUMNS = `(select count(*) from passes p where p.program = g.slug)::int as passes,
-  (select count(*) from passes p where p.program = g.slug and p.status = 'active')::int as active`;
+  (select count(*) from passes p where p.program = g.slug and p.status = 'active')::int as active,
+  (select count(*) from passes p join device_registrations r on r.serial_number = p.serial_number
+    where p.program = g.slug and p.status = 'active')::int as devices`;
 
 type Instant = Date | string;
 type ProgramRowOut = Omit<Program, 'opensAt' | 'closesAt' | 'createdAt' | 'updatedAt'> & {
@@ -56,10 +58,13 @@ const toProgram = (row: ProgramRowOut): Program => ({
   updatedAt: asDate(row.updatedAt),
 });
 
-const toCounted = (row: ProgramRowOut & { passes: number; active: number }): ProgramWithCounts => ({
+type CountedRowOut = ProgramRowOut & { passes: number; active: number; devices: number };
+
+const toCounted = (row: CountedRowOut): ProgramWithCounts => ({
   ...toProgram(row),
   passes: Number(row.passes),
   active: Number(row.active),
+  devices: Number(row.devices),
 });
 
 export async function findProgram(db: Queryable, slug: string): Promise<Program | undefined> {
@@ -68,18 +73,13 @@ export async function findProgram(db: Queryable, slug: string): Promise<Program 
 }
 
 export async function findProgramWithCounts(db: Queryable, slug: string): Promise<ProgramWithCounts | undefined> {
-  const [row] = await db.query<ProgramRowOut & { passes: number; active: number }>(
-    `select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g where g.slug = $1`,
-    [slug],
-  );
+  const [row] = await db.query<CountedRowOut>(`select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g where g.slug = $1`, [slug]);
   return row && toCounted(row);
 }
 
 /** Every program, the default first, then by creation. */
 export async function listPrograms(db: Queryable): Promise<ProgramWithCounts[]> {
-  const rows = await db.query<ProgramRowOut & { passes: number; active: number }>(
-    `select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g order by g.slug <> 'default', g.created_at, g.slug`,
-  );
+  const rows = await db.query<CountedRowOut>(`select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g order by g.slug <> 'default', g.created_at, g.slug`);
   return rows.map(toCounted);
 }
 

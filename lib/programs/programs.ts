@@ -81,7 +81,7 @@ export async function createProgram(deps: ProgramsDeps, input: ProgramCreate): P
   );
   if (!program) throw new AppError('program_exists', `A program with the slug "${input.slug}" exists already.`);
   deps.log.info({ event: 'program_created', program: program.slug, status: program.status }, 'program created');
-  return view(deps, { ...program, passes: 0, active: 0 });
+  return view(deps, { ...program, passes: 0, active: 0, devices: 0 });
 }
 
 export async function getProgram(deps: Pick<ProgramsDeps, 'config' | 'store'>, slug: string): Promise<ProgramView> {
