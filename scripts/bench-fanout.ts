@@ -9,7 +9,7 @@
 // process, one connection, 500 streams in flight) against the same stand-in answering at once;
 // the service's rate is reported as a fraction of it. Embedded PGlite, or with `--postgres` (or
 // DATABASE_URL set) a scratch database on that PostgreSQL server. `--devices N` / `--passes N`
-// change the set-up; `--delays 0,20` the runs. It reports figures and checks no goal.
+// change the set-up; `--delays 0,20` the runs; `--claims 0` runs the update alone (no claims). It reports figures and checks no goal.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,9 +140,9 @@ async function runOnce(name: string, env: Record<string, string>, dataDir: strin
   const server = await ServerProcess.start(PORT, { ...env, APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: apns.caFile });
   try {
     const token = await operatorToken(server, wallets, operator);
-    const signed = await signedClaims(server, wallets, CLAIMS + WARM_UP_CLAIMS);
+    const signed = CLAIMS > 0 ? await signedClaims(server, wallets, CLAIMS + WARM_UP_CLAIMS) : [];
     // Claims first, untimed, so that "before" is the server at its working size (scripts/bench.ts does the same).
-    await claimAll(server, signed.slice(0, WARM_UP_CLAIMS));
+    if (signed.length > 0) await claimAll(server, signed.slice(0, WARM_UP_CLAIMS));
     const bodies = signed.slice(WARM_UP_CLAIMS);
     await sleep(1000);
     const rssBefore = server.rssBytes();
@@ -163,7 +163,9 @@ async function runOnce(name: string, env: Record<string, string>, dataDir: strin
     // Claims on the same server while the update runs, until its last device is pushed.
     let claimed = 0;
     let done = false;
+    const noClaims = { requests: { total: 0 }, latency: { p50: 0, p99: 0 }, errors: 0, non2xx: 0 } as unknown as autocannon.Result;
     const claims = new Promise<autocannon.Result>((resolve, reject) => {
+      if (bodies.length === 0) return resolve(noClaims);
       const instance = autocannon(
         {
           url: server.baseUrl,
@@ -189,7 +191,7 @@ async function runOnce(name: string, env: Record<string, string>, dataDir: strin
     done = true;
     clearInterval(sampler);
     const claimResult = await claims;
-    if (claimed >= bodies.length - CONNECTIONS) console.warn(`${name}: the claims ran out before the update ended: raise --claims`);
+    if (bodies.length > 0 && claimed >= bodies.length - CONNECTIONS) console.warn(`${name}: the claims ran out before the update ended: raise --claims`);
     return {
       delayMs,
       devices,

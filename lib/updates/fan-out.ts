@@ -1,5 +1,5 @@
 // The fan-out of an update (a program change or a message) to every device of its program, as
-// jobs of the durable queue, in the pushes' lane (lib/services.ts):
+// jobs of the durable queue, in a lane of their own beside the pushes' (lib/services.ts):
 // - `update.plan` cuts the program's devices into batches of DEVICES_PER_BATCH, each a range of
 //   keys (serial, device), in one statement with every batch's job (lib/db/updates.ts): a planner
 //   that dies has planned nothing, and one run again after it succeeded plans nothing more. The
@@ -13,8 +13,8 @@
 //   queue's backoff. The statement marks the batch done only if it was not: a batch run twice
 //   (its instance died, the lease ran out) pushes its devices twice but counts them once.
 // Batches are separate jobs, so every instance works on them at once. Each instance pushes at most
-// BATCHES_IN_FLIGHT of them at a time, and pushAll yields the event loop between pushes started,
-// so claims served by the same instance keep their latency.
+// BATCHES_IN_FLIGHT of them at a time (their lane's concurrency), and pushAll yields the event loop
+// between pushes started, so claims served by the same instance keep their latency.
 import type { Config } from '../config';
 import type { JobInput } from '../db/jobs';
 import { googleLinkedSerialsOfProgram } from '../db/passes';
@@ -49,40 +49,20 @@ type PlanPayload = { update: string };
 type BatchPayload = { update: string; batch: string };
 
 /**
- * Batches pushed at once per instance. Four keep up to 2,000 pushes in flight, far more than a
- * 20 ms APNs round trip needs for thousands a second, while leaving the lane's other slots to
- * single pushes and most of the database pool (DATABASE_POOL_SIZE, 10 by default) and of the
- * event loop to claims: with all eight slots on batches, claims' p99 on PostgreSQL was twice as long.
+ * Update jobs run at once per instance: the concurrency of their lane (lib/services.ts), so at
+ * most this many batches push at a time. Four keep up to 2,000 pushes in flight, far more than a
+ * 20 ms APNs round trip needs for thousands a second, and leave most of the database pool
+ * (DATABASE_POOL_SIZE, 10 by default) and of the event loop to claims: with eight batches at once,
+ * claims' p99 on PostgreSQL was twice as long. A lane of their own, beside the pushes' lane, so a
+ * single pass's pushes (a void, a restore) never wait behind an update's batches, and neither
+ * waits behind webhook deliveries.
  */
 export const BATCHES_IN_FLIGHT = 4;
 
-export const updateTasks = (deps: FanOutDeps): TaskList => {
-  const slots = new Slots(BATCHES_IN_FLIGHT);
-  return {
-    [UPDATE_PLAN_JOB]: (payload: PlanPayload) => plan(deps, payload.update),
-    [UPDATE_BATCH_JOB]: (payload: BatchPayload, context) => slots.run(() => runBatch(deps, payload, context)),
-  };
-};
-
-/** At most `size` tasks at once; the others wait their turn, in order. */
-class Slots {
-  private busy = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly size: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.busy >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.busy++;
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.busy--;
-    }
-  }
-}
+export const updateTasks = (deps: FanOutDeps): TaskList => ({
+  [UPDATE_PLAN_JOB]: (payload: PlanPayload) => plan(deps, payload.update),
+  [UPDATE_BATCH_JOB]: (payload: BatchPayload, context) => runBatch(deps, payload, context),
+});
 
 const batchJob = (update: string, batch: string) => ({ kind: UPDATE_BATCH_JOB, payload: { update, batch } satisfies BatchPayload });
 
