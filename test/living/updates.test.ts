@@ -7,9 +7,11 @@
 // messages send nothing.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '@/lib/api/endpoints';
 import { ApnsClient } from '@/lib/passes/apns';
 import { eventually } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
+import { ResponseChecker } from '../support/openapi';
 import { inspectPkpass } from '../support/pkpass';
 import { ApnsStandIn } from '../support/stand-ins/apns';
 import { createCertificateAuthority, issuePassTypeCertificate } from '../support/stand-ins/certificates';
@@ -33,7 +35,12 @@ type UpdateJson = {
   finishedAt: string | null;
 };
 
+const MESSAGES = '/api/v1/operator/programs/{slug}/messages';
+const UPDATES = '/api/v1/operator/updates';
+const UPDATE = '/api/v1/operator/updates/{id}';
+
 describe.each(BACKENDS)('messages and updates on %s', (backend) => {
+  const checker = new ResponseChecker(openApiDocument(BASE));
   let app: TestApp;
   let apns: ApnsStandIn;
   let receiver: WebhookReceiver;
@@ -53,9 +60,7 @@ describe.each(BACKENDS)('messages and updates on %s', (backend) => {
       JOB_RETRY_BASE_MS: '50',
       DEVICES_PER_PASS: '20',
     });
-    const topic = app.services.living.passTypeIdentifier;
-    const client = issuePassTypeCertificate(createCertificateAuthority('Test WWDR CA'), topic);
-    app.services.living.apns = new ApnsClient({ url: apns.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: apns.caPem });
+    pushTo(apns);
     token = await app.operatorToken(operator);
   });
   afterAll(async () => {
@@ -64,14 +69,33 @@ describe.each(BACKENDS)('messages and updates on %s', (backend) => {
     await apns.close();
   });
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await app.fetch(path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return { status: response.status, json: (await response.json()) as Json };
+  /** The app's APNs client, given a pass type certificate for its topic and the stand-in's CA. */
+  const pushTo = (standIn: ApnsStandIn) => {
+    const topic = app.services.living.passTypeIdentifier;
+    const client = issuePassTypeCertificate(createCertificateAuthority('Test WWDR CA'), topic);
+    app.services.living.apns = new ApnsClient({ url: standIn.url, certPem: client.certPem, keyPem: client.keyPem, topic, ca: standIn.caPem });
   };
+
+  /** The route of this file's own endpoints, whose answers are held to the OpenAPI document. */
+  const routeOf = (path: string) =>
+    /^\/api\/v1\/operator\/programs\/[^/]+\/messages$/.test(path)
+      ? MESSAGES
+      : /^\/api\/v1\/operator\/updates\/[^/]+$/.test(path)
+        ? UPDATE
+        : path === UPDATES
+          ? UPDATES
+          : undefined;
+  const send = async (method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) => {
+    const response = await app.fetch(path, { method, ...init });
+    const route = routeOf(path);
+    const json = (route ? await checker.check(method, route, response) : await response.json()) as Json;
+    return { status: response.status, json };
+  };
+  const call = (method: string, path: string, body?: unknown) =>
+    send(method, path, {
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   const message = (slug: string, text: unknown) => call('POST', `/api/v1/operator/programs/${slug}/messages`, { text });
   const getUpdate = async (id: string) => (await call('GET', `/api/v1/operator/updates/${id}`)).json as unknown as UpdateJson;
   const finished = (id: string) =>
@@ -268,5 +292,57 @@ describe.each(BACKENDS)('messages and updates on %s', (backend) => {
     expect(apns.pushes.map((push) => push.token)).toContain(holderToken);
     const file = inspectPkpass(Buffer.from(await (await device(app, holder).latest()).arrayBuffer()));
     expect(file.passJson.generic.backFields[0]).toEqual({ key: 'programMessage', label: 'Message', value: 'Hello, holders.', changeMessage: '%@' });
+  });
+
+  it('survives a restart in the middle: the batch cut short runs again, and the counts stay exact', async () => {
+    // Answers slower than a shutdown's grace (3 s): the batch under way is cut short and handed back.
+    const slow = await ApnsStandIn.start({ answerDelayMs: 4000 });
+    try {
+      pushTo(slow);
+      const { slug } = await newProgram();
+      const pass = await installPass(app, new TestWallet(), slug);
+      const tokens = [newPushToken(), newPushToken(), newPushToken()];
+      for (const pushToken of tokens) expect((await device(app, pass).register(pushToken)).status).toBe(201);
+      const sent = await message(slug, 'Survive this');
+      expect(sent.status).toBe(202);
+      await eventually(async () => (slow.openStreams >= 3 ? true : undefined), 10_000, 'the pushes in flight');
+
+      await app.restart();
+      token = await app.operatorToken(operator);
+      pushTo(slow);
+      const update = await finished(sent.json.id as string);
+      expect(update).toMatchObject({ devicesTotal: 3, devicesPushed: 3, devicesFailed: 0 });
+      for (const pushToken of tokens) expect(slow.deliveries.get(pushToken) ?? 0).toBeGreaterThanOrEqual(1);
+      await eventually(async () => (finishedEvents(sent.json.id as string).length > 0 ? true : undefined), 10_000, 'update.finished delivered');
+      expect(finishedEvents(sent.json.id as string)).toHaveLength(1);
+    } finally {
+      pushTo(apns);
+      await slow.close();
+    }
+  }, 60_000);
+
+  it('answers 401 without a credential, 403 to a scan key, 413 and 415 for a bad body: every documented answer seen', async () => {
+    const { slug } = await newProgram();
+    const path = `/api/v1/operator/programs/${slug}/messages`;
+    const json = { 'content-type': 'application/json' };
+    const scan = await call('POST', '/api/v1/operator/api-keys', { name: 'door', scope: 'scan' });
+    const scanKey = scan.json.key as string;
+    for (const [method, target] of [
+      ['POST', path],
+      ['GET', UPDATES],
+      ['GET', `${UPDATES}/upd_x`],
+    ] as const) {
+      const body = method === 'POST' ? JSON.stringify({ text: 'x' }) : undefined;
+      expect((await send(method, target, { body, headers: method === 'POST' ? json : {} })).json.code).toBe('unauthorized');
+      expect((await send(method, target, { body, headers: { authorization: `Bearer ${scanKey}`, ...(method === 'POST' ? json : {}) } })).json.code).toBe(
+        'forbidden',
+      );
+    }
+    const auth = { authorization: `Bearer ${token}` };
+    expect((await send('POST', path, { body: JSON.stringify({ text: 'x'.repeat(17 * 1024) }), headers: { ...auth, ...json } })).status).toBe(413);
+    expect((await send('POST', path, { body: 'hello', headers: { ...auth, 'content-type': 'text/plain' } })).status).toBe(415);
+
+    const mine = (response: string) => [MESSAGES, UPDATES, UPDATE].includes(response.split(' ')[1]!) && !/ (500|503)$/.test(response);
+    expect(checker.seenResponses().filter(mine).sort()).toEqual(checker.documentedResponses().filter(mine).sort());
   });
 });
