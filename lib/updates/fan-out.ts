@@ -52,9 +52,9 @@ type BatchPayload = { update: string; batch: string };
  * Update jobs run at once per instance: the concurrency of their lane (lib/services.ts), so at
  * most this many batches push at a time. Four keep up to 2,000 pushes in flight, far more than a
  * 20 ms APNs round trip needs for thousands a second, and leave most of the database pool
- * (DATABASE_POOL_SIZE, 10 by default) and of the event loop to claims (docs/benchmarks.md). A lane of their own, beside the pushes' lane, so a
- * single pass's pushes (a void, a restore) never wait behind an update's batches, and neither
- * waits behind webhook deliveries.
+ * (DATABASE_POOL_SIZE, 10 by default) and of the event loop to claims (docs/benchmarks.md). A
+ * lane of their own, beside the pushes' lane, so a single pass's pushes (a void, a restore) never
+ * wait behind an update's batches, and neither waits behind webhook deliveries.
  */
 export const BATCHES_IN_FLIGHT = 4;
 
