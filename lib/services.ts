@@ -22,6 +22,7 @@ import { programTasks } from './programs/changes';
 import { ProgramDirectory } from './programs/programs';
 import { DEFAULT_WORKER_OPTIONS, JobLanes } from './queue/worker';
 import { createInitBudget, createRateLimiter, type InitBudget, type RateLimiter } from './rate-limit';
+import { BATCHES_IN_FLIGHT, updateTasks } from './updates/fan-out';
 import { webhookTasks } from './webhooks';
 
 export type Services = {
@@ -41,7 +42,7 @@ export type Services = {
   eligibility?: EligibilityChecker;
   /** The programs claims read, and each one's policy checker (lib/programs/programs.ts). */
   programs: ProgramDirectory;
-  /** The job queue's workers on this instance (lib/queue), one per lane: pass changes and pushes; webhook deliveries. */
+  /** The job queue's workers on this instance (lib/queue), one per lane: pass changes and pushes; updates; webhook deliveries. */
   jobs: JobLanes;
   /** Living passes: device registrations, rebuilt files, APNs pushes, the Google Wallet API (lib/passes/living.ts). */
   living: Living;
@@ -126,11 +127,14 @@ export async function createServices(config: Config, { clock = systemClock }: Se
     ? new EligibilityChecker(config.claimPolicy, chain, { cacheSeconds: config.eligibilityCacheSeconds, timeoutMs: config.solanaRpcTimeoutMs })
     : undefined;
 
-  // The job kinds this instance runs, each handler given what it uses, in two lanes: pass changes
-  // and their pushes never queue behind webhook deliveries (an unauthenticated scan makes one).
+  // The job kinds this instance runs, each handler given what it uses, in three lanes: pass changes
+  // and their pushes, and updates, never queue behind webhook deliveries (an unauthenticated scan makes one).
   const jobs = new JobLanes({
     lanes: [
       { handlers: { ...changeTasks({ config, store, living }), ...programTasks({ store }) }, concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
+      // Updates' batches (lib/updates): pushes too, in a lane of their own so that a pass's own
+      // pushes never wait behind a program-wide update; its concurrency bounds the batches in flight.
+      { handlers: updateTasks({ config, store, living }), concurrency: BATCHES_IN_FLIGHT },
       { handlers: webhookTasks({ config }), concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
     ],
     jobs: store.jobs,

@@ -22,7 +22,7 @@
 // handlers (the same table behind Next.js's router), the "before" of serving the API directly.
 
 import { spawn } from 'node:child_process';
-import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -35,6 +35,7 @@ import { TOKEN_PROGRAM } from '../lib/eligibility/chain';
 import { SolanaPubSubStandIn } from '../test/support/stand-ins/solana-pubsub';
 import { SolanaRpcStandIn } from '../test/support/stand-ins/solana-rpc';
 import { TestWallet } from '../test/support/wallet';
+import { Wallets } from './support/bench-wallets';
 import { createScratchDatabase } from './support/scratch-database';
 import { insertPasses } from './support/seed-passes';
 import { type Runner, ServerProcess, sleep } from './support/server-process';
@@ -79,41 +80,6 @@ type Memory = { run: string; warm: number; afterClaims: number; claims: number }
 function argValue(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at === -1 ? undefined : process.argv[at + 1];
-}
-
-/** Ed25519 wallets made with node:crypto (tweetnacl would take minutes for 50,000). */
-class Wallets {
-  private readonly keys = new Map<string, KeyObject>();
-  readonly publicKeys: string[] = [];
-  private next = 0;
-
-  /** A wallet never used before. */
-  fresh(): string {
-    while (this.next >= this.publicKeys.length) this.grow(1000);
-    return this.publicKeys[this.next++]!;
-  }
-
-  /** Keys for `count` more wallets made now, so that none is made while a phase measures. */
-  reserve(count: number): void {
-    this.grow(Math.max(0, this.next + count - this.publicKeys.length));
-  }
-
-  grow(count: number): void {
-    for (let i = 0; i < count; i++) {
-      // JWK encodings up front: exporting many generated ed25519 keys later can deadlock Node 20.
-      const { publicKey, privateKey } = generateKeyPairSync('ed25519', {
-        publicKeyEncoding: { format: 'jwk' },
-        privateKeyEncoding: { format: 'jwk' },
-      } as never) as unknown as { publicKey: JsonWebKey; privateKey: JsonWebKey };
-      const address = bs58.encode(Buffer.from(publicKey.x!, 'base64url'));
-      this.keys.set(address, createPrivateKey({ key: privateKey, format: 'jwk' }));
-      this.publicKeys.push(address);
-    }
-  }
-
-  sign(address: string, message: string): string {
-    return bs58.encode(sign(null, Buffer.from(message, 'utf8'), this.keys.get(address)!));
-  }
 }
 
 type Load = {

@@ -8,6 +8,7 @@ import { Button } from '@/components/ui/Button';
 import type { Program } from '@/lib/client/operator';
 import styles from './console.module.css';
 import { formatDateTime, useConsole } from './console-context';
+import { ProgramMessage } from './ProgramMessage';
 
 const ProgramEditor = dynamic(() => import('./ProgramEditor').then((module) => module.ProgramEditor), {
   ssr: false,
@@ -37,6 +38,7 @@ type Editing = { session: number; slug: string | null } | null;
 export function ProgramsPanel() {
   const { programs, programsError } = useConsole();
   const [editing, setEditing] = useState<Editing>(null);
+  const [messaging, setMessaging] = useState<string | null>(null);
   const opener = useRef<HTMLElement | null>(null);
   const wasEditing = useRef(false);
 
@@ -52,6 +54,7 @@ export function ProgramsPanel() {
   }
 
   const program = editing?.slug ? (programs?.find((p) => p.slug === editing.slug) ?? null) : null;
+  const messagingProgram = messaging ? programs?.find((p) => p.slug === messaging) : undefined;
 
   return (
     <section className={styles.card} aria-labelledby="programs-title">
@@ -124,6 +127,11 @@ export function ProgramsPanel() {
                     <Button variant="secondary" className={styles.compact} aria-pressed={editing?.slug === p.slug} onClick={(event) => open(p.slug, event)}>
                       Edit<span className="visually-hidden"> {p.name}</span>
                     </Button>
+                    {p.status === 'live' && (
+                      <Button variant="secondary" className={styles.compact} aria-pressed={messaging === p.slug} onClick={() => setMessaging(p.slug)}>
+                        Message<span className="visually-hidden"> the holders of {p.name}</span>
+                      </Button>
+                    )}
                   </span>
                 </td>
               </tr>
@@ -131,6 +139,7 @@ export function ProgramsPanel() {
           </tbody>
         </table>
       )}
+      {messagingProgram && <ProgramMessage key={messagingProgram.slug} program={messagingProgram} onClose={() => setMessaging(null)} />}
       {editing && (
         <ProgramEditor
           key={editing.session}

@@ -17,6 +17,7 @@ const saved: Program = {
   design: defaultDesign(),
   passes: 0,
   active: 0,
+  devices: 0,
   claimUrl: 'https://passes.example/p/summit-2026',
   createdAt: '2026-11-25T10:00:00.000Z',
   updatedAt: '2026-11-25T10:00:00.000Z',

@@ -16,6 +16,7 @@ import type {
   statsSchema,
 } from '../api/endpoints/operator.schemas';
 import type { programSchema } from '../api/endpoints/programs.schemas';
+import type { messageSentSchema, updateSchema } from '../api/endpoints/updates.schemas';
 import type { programCreateSchema, programPatchSchema } from '../programs/schema';
 import { ClaimApiError, type InitResult, problemFrom } from './index';
 
@@ -33,6 +34,8 @@ export type SignedIn = z.input<typeof sessionBodySchema>;
 export type Program = z.output<typeof programSchema>;
 export type ProgramInput = z.input<typeof programCreateSchema>;
 export type ProgramChange = z.input<typeof programPatchSchema>;
+export type MessageSent = z.output<typeof messageSentSchema>;
+export type ProgramUpdate = z.output<typeof updateSchema>;
 /** The images a program may have (lib/db/program-images.ts IMAGE_KINDS), in the order the console lists them. */
 export const PROGRAM_IMAGE_KINDS = ['logo', 'icon', 'strip', 'thumbnail', 'background'] as const;
 export type ProgramImageKind = (typeof PROGRAM_IMAGE_KINDS)[number];
@@ -160,6 +163,16 @@ export const operatorApi = {
 
   async deleteImage(slug: string, kind: ProgramImageKind): Promise<void> {
     await send(`/programs/${encodeURIComponent(slug)}/images/${kind}`, { method: 'DELETE' });
+  },
+
+  /** A message to every holder of a live program: the update that carries it to every device. */
+  async sendMessage(slug: string, text: string): Promise<MessageSent> {
+    return json(await post(`/programs/${encodeURIComponent(slug)}/messages`, { text }));
+  },
+
+  /** An update (a program change or a message) and how far it has got. */
+  async update(id: string): Promise<ProgramUpdate> {
+    return json(await send(`/updates/${encodeURIComponent(id)}`));
   },
 
   /** The keys not revoked, newest first. */

@@ -495,3 +495,17 @@ export async function countPassesToRecheck(db: Queryable, program: string, voidR
   );
   return Number(row?.n ?? 0);
 }
+
+/**
+ * Pages of a program's passes that have (or may have) a Google Wallet object, in serial order
+ * (keyset; active ones only with `activeOnly`): what an update syncs with Google.
+ */
+export async function googleLinkedSerialsOfProgram(db: Queryable, program: string, activeOnly: boolean, afterSerial: string, limit: number): Promise<string[]> {
+  const rows = await db.query<{ serialNumber: string }>(
+    `select serial_number as "serialNumber" from passes
+     where program = $1 and google_linked_at is not null and (not $2::boolean or status = 'active') and serial_number > $3
+     order by serial_number limit $4`,
+    [program, activeOnly, afterSerial, limit],
+  );
+  return rows.map((row) => row.serialNumber);
+}

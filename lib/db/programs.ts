@@ -6,6 +6,7 @@ import type { CheckInRule, Design, ProgramStatus } from '../programs/schema';
 import { type JobInput, type Jobs, jobsParameter, statementWithJobs } from './jobs';
 import { IMAGE_CHANGE_CTES, type ImageChange, imageChangeParameters } from './program-images';
 import { asDate, asOptionalDate, type Queryable, VERSION_OF } from './sql';
+import { NEW_UPDATE_CTES, type NewUpdate, newUpdateParameter } from './updates';
 
 /** A row of `programs`. */
 export type Program = {
@@ -26,16 +27,20 @@ export type Program = {
   updatedAt: Date;
   /** updated_at in whole microseconds (text): what caches of the program's images and passes key on. */
   version: string;
+  /** The latest message to its holders (lib/updates), shown on the back of every active pass; null: none. */
+  message: string | null;
 };
 
-/** A program with its pass counts, as operators see it. */
-export type ProgramWithCounts = Program & { passes: number; active: number };
+/** A program with its pass counts, as operators see it; `devices`: the devices registered for its active passes (what a message reaches). */
+export type ProgramWithCounts = Program & { passes: number; active: number; devices: number };
 
 const PROGRAM_COLUMNS = `g.slug, g.name, g.status, g.opens_at as "opensAt", g.closes_at as "closesAt", g.supply, g.issued,
-  g.policy, g.check_in as "checkIn", g.design, g.created_at as "createdAt", g.updated_at as "updatedAt", ${VERSION_OF('g.updated_at')} as version`;
+  g.policy, g.check_in as "checkIn", g.design, g.created_at as "createdAt", g.updated_at as "updatedAt", ${VERSION_OF('g.updated_at')} as version, g.message`;
 
 const COUNT_COLUMNS = `(select count(*) from passes p where p.program = g.slug)::int as passes,
-  (select count(*) from passes p where p.program = g.slug and p.status = 'active')::int as active`;
+  (select count(*) from passes p where p.program = g.slug and p.status = 'active')::int as active,
+  (select count(*) from passes p join device_registrations r on r.serial_number = p.serial_number
+    where p.program = g.slug and p.status = 'active')::int as devices`;
 
 type Instant = Date | string;
 type ProgramRowOut = Omit<Program, 'opensAt' | 'closesAt' | 'createdAt' | 'updatedAt'> & {
@@ -53,10 +58,13 @@ const toProgram = (row: ProgramRowOut): Program => ({
   updatedAt: asDate(row.updatedAt),
 });
 
-const toCounted = (row: ProgramRowOut & { passes: number; active: number }): ProgramWithCounts => ({
+type CountedRowOut = ProgramRowOut & { passes: number; active: number; devices: number };
+
+const toCounted = (row: CountedRowOut): ProgramWithCounts => ({
   ...toProgram(row),
   passes: Number(row.passes),
   active: Number(row.active),
+  devices: Number(row.devices),
 });
 
 export async function findProgram(db: Queryable, slug: string): Promise<Program | undefined> {
@@ -65,18 +73,13 @@ export async function findProgram(db: Queryable, slug: string): Promise<Program 
 }
 
 export async function findProgramWithCounts(db: Queryable, slug: string): Promise<ProgramWithCounts | undefined> {
-  const [row] = await db.query<ProgramRowOut & { passes: number; active: number }>(
-    `select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g where g.slug = $1`,
-    [slug],
-  );
+  const [row] = await db.query<CountedRowOut>(`select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g where g.slug = $1`, [slug]);
   return row && toCounted(row);
 }
 
 /** Every program, the default first, then by creation. */
 export async function listPrograms(db: Queryable): Promise<ProgramWithCounts[]> {
-  const rows = await db.query<ProgramRowOut & { passes: number; active: number }>(
-    `select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g order by g.slug <> 'default', g.created_at, g.slug`,
-  );
+  const rows = await db.query<CountedRowOut>(`select ${PROGRAM_COLUMNS}, ${COUNT_COLUMNS} from programs g order by g.slug <> 'default', g.created_at, g.slug`);
   return rows.map(toCounted);
 }
 
@@ -117,8 +120,8 @@ export async function insertProgram(db: Queryable, program: NewProgram, now: Dat
   return row && toProgram(row);
 }
 
-/** The columns a change sets; those left out keep their value. */
-export type ProgramChange = Partial<NewProgram>;
+/** The columns a change sets; those left out keep their value. `message`: a new message to the holders. */
+export type ProgramChange = Partial<NewProgram> & { message?: string };
 
 /**
  * Applies a change to a program, in one statement with what it causes:
@@ -126,17 +129,20 @@ export type ProgramChange = Partial<NewProgram>;
  *   program gets a new version, so its next download is rebuilt with a new ETag and devices asking
  *   "what changed since" are told;
  * - `jobs` (the fan-out to devices and Google, webhook events) are enqueued with it;
- * - `images` replaces (or, with no files, removes) one kind of the program's images with it.
+ * - `images` replaces (or, with no files, removes) one kind of the program's images with it;
+ * - `update` is made with it (lib/updates: the record of reaching every device), its passes and
+ *   devices counted as the statement sees them;
+ * - with `onlyLive`, nothing happens unless the program is live (a message to its holders).
  * Setting a supply on a program that had none starts its count from the passes it has.
- * Undefined when no program has that slug.
+ * Undefined when no program has that slug (or, with `onlyLive`, it is not live).
  */
 export async function changeProgram(
   jobs: Jobs,
   slug: string,
   change: ProgramChange,
-  options: { touchPasses: boolean; jobs: JobInput[]; images?: ImageChange },
-): Promise<Program | undefined> {
-  const rows = await jobs.change<ProgramRowOut>(
+  options: { touchPasses: boolean; jobs: JobInput[]; images?: ImageChange; update?: NewUpdate; onlyLive?: boolean },
+): Promise<(Program & { update?: { passes: number; devices: number } }) | undefined> {
+  const rows = await jobs.change<ProgramRowOut & { updatePasses: number | null; updateDevices: number | null }>(
     statementWithJobs({
       with: `patch as (select $2::jsonb as j),
         changed as (
@@ -151,17 +157,21 @@ export async function changeProgram(
             policy = case when j ? 'policy' then j->'policy' else g.policy end,
             check_in = case when j ? 'checkIn' then j->>'checkIn' else g.check_in end,
             design = case when j ? 'design' then j->'design' else g.design end,
+            message = case when j ? 'message' then j->>'message' else g.message end,
+            message_at = case when j ? 'message' then now() else g.message_at end,
             updated_at = greatest(now(), g.updated_at + interval '1 millisecond')
-          from patch where g.slug = $1
+          from patch where g.slug = $1 and (not $8::boolean or g.status = 'live')
           returning g.*, g.slug as key
         ),
         touched as (
           update passes p set updated_at = greatest(now(), p.updated_at + interval '1 millisecond')
           where $3::boolean and p.program in (select slug from changed)
         ),
-        ${IMAGE_CHANGE_CTES('$5', '$6')}`,
+        ${IMAGE_CHANGE_CTES('$5', '$6')},
+        ${NEW_UPDATE_CTES('$7')}`,
       jobsParam: '$4',
-      select: `select ${PROGRAM_COLUMNS} from changed g`,
+      select: `select ${PROGRAM_COLUMNS}, (select passes from new_update) as "updatePasses", (select devices_estimate from new_update) as "updateDevices"
+        from changed g`,
     }),
     [
       slug,
@@ -169,10 +179,17 @@ export async function changeProgram(
       options.touchPasses,
       jobsParameter(options.jobs.map((job) => ({ ...job, key: slug }))),
       ...imageChangeParameters(options.images),
+      newUpdateParameter(options.update),
+      options.onlyLive ?? false,
     ],
   );
   const [row] = rows;
-  return row && toProgram(row);
+  if (!row) return undefined;
+  const { updatePasses, updateDevices, ...program } = row;
+  return {
+    ...toProgram(program),
+    ...(updatePasses !== null && updatePasses !== undefined ? { update: { passes: Number(updatePasses), devices: Number(updateDevices) } } : {}),
+  };
 }
 
 /** The change as the statement reads it: dates as ISO text, null kept (it clears), undefined left out. */

@@ -184,3 +184,49 @@ export function registrationsOf(db: Queryable, serialNumber: SerialNumber, limit
     [serialNumber, limit],
   );
 }
+
+/** Where an update is in its program's devices: the keyset (serial number, device), '' before the first. */
+export type DeviceKey = { serial: string; device: string };
+
+/** Which devices an update reaches: those of the program's passes (active ones only, for a message). */
+export type ProgramDevices = { program: string; activeOnly: boolean };
+
+/** A device of an update's batch, with what an event says of its pass. */
+export type BatchRegistration = {
+  serialNumber: SerialNumber;
+  deviceLibraryIdentifier: string;
+  pushToken: string;
+  publicKey: string;
+  program: string;
+  walletType: string;
+};
+
+/**
+ * The devices of a program in the keyset range (after, last]: one batch of an update, read when it
+ * runs. The program's passes in the range's serials come first (passes_program_serial_number_idx),
+ * then their devices: the cost follows the batch, not the program nor the other programs.
+ */
+export function devicesOfProgramBetween(db: Queryable, of: ProgramDevices, after: DeviceKey, last: DeviceKey): Promise<BatchRegistration[]> {
+  return db.query<BatchRegistration>(
+    `select r.serial_number as "serialNumber", r.device_library_identifier as "deviceLibraryIdentifier", r.push_token as "pushToken",
+       p.public_key as "publicKey", p.program, p.wallet_type as "walletType"
+     from passes p join device_registrations r on r.serial_number = p.serial_number
+     where p.program = $1 and p.serial_number >= $3 and p.serial_number <= $5 and (not $2::boolean or p.status = 'active')
+       and (r.serial_number, r.device_library_identifier) > ($3, $4) and (r.serial_number, r.device_library_identifier) <= ($5, $6)
+     order by r.serial_number, r.device_library_identifier`,
+    [of.program, of.activeOnly, after.serial, after.device, last.serial, last.device],
+  );
+}
+
+/** The registrations among `devices` that still exist, with their current token: a retry batch of an update. */
+export function registrationsAmong(db: Queryable, devices: { serialNumber: string; deviceLibraryIdentifier: string }[]): Promise<BatchRegistration[]> {
+  return db.query<BatchRegistration>(
+    `select r.serial_number as "serialNumber", r.device_library_identifier as "deviceLibraryIdentifier", r.push_token as "pushToken",
+       p.public_key as "publicKey", p.program, p.wallet_type as "walletType"
+     from jsonb_to_recordset($1::jsonb) as d("serialNumber" text, "deviceLibraryIdentifier" text)
+     join device_registrations r on r.serial_number = d."serialNumber" and r.device_library_identifier = d."deviceLibraryIdentifier"
+     join passes p on p.serial_number = r.serial_number
+     order by r.serial_number, r.device_library_identifier`,
+    [JSON.stringify(devices.map(({ serialNumber, deviceLibraryIdentifier }) => ({ serialNumber, deviceLibraryIdentifier })))],
+  );
+}

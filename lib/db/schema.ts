@@ -1,7 +1,7 @@
 // Tables. The atomic rules live here, where they cannot race: a message's single use is one
 // conditional UPDATE (see store.ts), and one pass per wallet is the unique key on public_key.
 import { sql } from 'drizzle-orm';
-import { bigserial, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, customType, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -56,6 +56,9 @@ export const programs = pgTable('programs', {
   createdAt: instant('created_at').notNull().default(sql`now()`),
   /** Moves on every change of the program: what its passes' files are built from. */
   updatedAt: instant('updated_at').notNull().default(sql`now()`),
+  /** The latest message to its holders (lib/updates): every active pass shows it on its back, with a changeMessage. */
+  message: text('message'),
+  messageAt: instant('message_at'),
 });
 
 /**
@@ -138,6 +141,8 @@ export const passes = pgTable(
     // One pass per wallet per program: the claim's insert does nothing on a conflict here.
     uniqueIndex('passes_program_public_key_idx').on(t.program, t.publicKey),
     index('passes_public_key_idx').on(t.publicKey),
+    // An update reads a program's passes by serial range (a batch of lib/updates), whatever other programs hold.
+    index('passes_program_serial_number_idx').on(t.program, t.serialNumber),
   ],
 );
 
@@ -157,8 +162,9 @@ export const deviceRegistrations = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.deviceLibraryIdentifier, t.serialNumber] }),
-    // A change pushes every device of one pass, and operators count them per pass: by serial.
-    index('device_registrations_serial_number_idx').on(t.serialNumber),
+    // A change pushes every device of one pass, and operators count them per pass: by serial. An
+    // update pages through a program's devices in (serial, device) order: the keyset of lib/updates.
+    index('device_registrations_serial_device_idx').on(t.serialNumber, t.deviceLibraryIdentifier),
   ],
 );
 
@@ -335,3 +341,65 @@ export const googleNotifications = pgTable('google_notifications', {
 });
 
 export type SignInMessageRow = typeof signInMessages.$inferSelect;
+
+/**
+ * Updates (lib/updates): a program change or a message, reaching every device of the program's
+ * passes. Planning cuts the devices into batches, each a range of keys (serial, device); the counters move only in the statement that marks a batch done, so they count
+ * each device once however often a batch runs. Done when planned and every batch is done.
+ */
+export const updates = pgTable(
+  'updates',
+  {
+    id: text('id').primaryKey(),
+    program: text('program')
+      .notNull()
+      .references(() => programs.slug),
+    /** `change` or `message`. */
+    kind: text('kind').notNull(),
+    /** `running` or `done`. */
+    status: text('status').notNull().default('running'),
+    /** A message reaches the active passes only; a change every pass. */
+    activeOnly: boolean('active_only').notNull(),
+    passes: integer('passes').notNull(),
+    /** The devices counted when the update was made; once planned, devices_planned + devices_delta is exact. */
+    devicesEstimate: integer('devices_estimate').notNull(),
+    devicesPlanned: integer('devices_planned').notNull().default(0),
+    /** Devices registered or removed inside a batch's range between planning and its run. */
+    devicesDelta: integer('devices_delta').notNull().default(0),
+    devicesPushed: integer('devices_pushed').notNull().default(0),
+    devicesFailed: integer('devices_failed').notNull().default(0),
+    /** Batches made (by planning and by retries) and done. */
+    batches: integer('batches').notNull().default(0),
+    batchesDone: integer('batches_done').notNull().default(0),
+    planned: boolean('planned').notNull().default(false),
+    startedAt: instant('started_at').notNull(),
+    finishedAt: instant('finished_at'),
+  },
+  (t) => [index('updates_started_at_idx').on(t.startedAt)],
+);
+
+/**
+ * The batches of an update: a range of its devices in keyset order (after_* exclusive, last_*
+ * inclusive), or, for a retry, the devices whose push is to be tried again. done_at is set once,
+ * by the statement that records the batch's outcomes.
+ */
+export const updateBatches = pgTable(
+  'update_batches',
+  {
+    updateId: text('update_id')
+      .notNull()
+      .references(() => updates.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    afterSerial: text('after_serial'),
+    afterDevice: text('after_device'),
+    lastSerial: text('last_serial'),
+    lastDevice: text('last_device'),
+    /** Devices planned in it. */
+    devices: integer('devices').notNull(),
+    /** A retry's devices: [{serialNumber, deviceLibraryIdentifier, pushToken}]. */
+    retry: jsonb('retry'),
+    attempt: integer('attempt').notNull().default(1),
+    doneAt: instant('done_at'),
+  },
+  (t) => [primaryKey({ columns: [t.updateId, t.key] })],
+);

@@ -39,7 +39,17 @@ export type PassContent = {
   checkInCode?: string;
   /** Absent: the wallet-brand designs (./designs.ts), as the default program's passes have always had. */
   program?: PassProgram;
+  /**
+   * The program's latest message to its holders (lib/updates): a back field whose changeMessage
+   * makes Wallet show it as a notification when it changes. Never on a voided pass.
+   */
+  message?: string;
 };
+
+/** The back field of a program's message: Wallet notifies with its text (`%@`) when the value changes. */
+export function messageField(message: string): { key: string; label: string; value: string; changeMessage: string } {
+  return { key: 'programMessage', label: 'Message', value: message, changeMessage: '%@' };
+}
 
 /** Where Wallet reaches the PassKit web service of this service's passes. */
 export function webServiceUrl(publicBaseUrl: string): string {

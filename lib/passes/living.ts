@@ -86,6 +86,7 @@ export function passContentOf(pass: Pass, keys: PassKeys, program?: Program): Pa
     authenticationToken: authenticationToken(keys.tokenKey, pass.serialNumber),
     checkInCode: barcodeMac(keys.barcodeKey, pass.serialNumber),
     ...(program ? passProgramOf(program) : {}),
+    ...(program?.message && pass.status !== 'voided' ? { message: program.message } : {}),
   };
 }
 

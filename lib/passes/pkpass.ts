@@ -18,7 +18,7 @@ import type { PassImages } from '../programs/images';
 import type { BarcodeFormat } from '../programs/schema';
 import type { WalletType } from '../wallet-types';
 import type { SigningMaterial } from './certificates';
-import { type PassContent, type PassProgram, passBarcode, passDates, passText, programFields, programNames, webServiceUrl } from './content';
+import { messageField, type PassContent, type PassProgram, passBarcode, passDates, passText, programFields, programNames, webServiceUrl } from './content';
 import { designFor, type PassDesign, rgb } from './designs';
 import type { ManifestSigner } from './manifest-signer';
 
@@ -129,6 +129,7 @@ export function passModel(content: PassContent, issuer: Omit<PassIssuer, 'signer
     { key: 'walletType', ...text.walletApp },
     { key: 'claimedAt', ...text.claimed, dateStyle: 'PKDateStyleMedium', timeStyle: 'PKDateStyleNone' },
   );
+  if (content.message) pass.backFields.push(messageField(content.message));
   pass.backFields.push(
     { key: 'fullAddress', ...text.fullAddress },
     {
@@ -181,6 +182,7 @@ function programPassModel(content: PassContent, program: PassProgram, issuer: Om
   pass.primaryFields.push(...fields.primary.map(asField));
   pass.secondaryFields.push(...fields.secondary.map(asField));
   pass.auxiliaryFields.push(...fields.auxiliary.map(asField));
+  if (content.message) pass.backFields.push(messageField(content.message));
   pass.backFields.push(...fields.back.map(asField));
   pass.setBarcodes({
     format: BARCODE_FORMATS[design.barcode],

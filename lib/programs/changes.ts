@@ -1,4 +1,6 @@
-// A change to what a program's passes show reaches every pass. The change itself gave each pass a
+// The fan-out of program changes before updates (lib/updates) carried them: kept so that a
+// `program.changed` job enqueued by an earlier version still runs after an upgrade; nothing
+// enqueues it now. A change to what a program's passes show reaches every pass. The change itself gave each pass a
 // new version and enqueued `program.changed` in the same statement (lib/db/programs.ts); this
 // handler pages through the program's passes (keyset, a page at a time, never all at once) and
 // enqueues each one's `pass.changed`, whose handler pushes its devices and syncs its Google object

@@ -20,7 +20,7 @@ import { EligibilityChecker } from '../eligibility/checker';
 import { needsRpc, parseProgramPolicy } from '../eligibility/policy';
 import { AppError, type FieldError } from '../errors';
 import type { Logger } from '../log';
-import { PROGRAM_CHANGED_JOB } from './changes';
+import { newUpdateId, planJob } from '../updates/kinds';
 import { defaultDesign } from './design';
 import { DEFAULT_PROGRAM, type ProgramCreate, type ProgramPatch } from './schema';
 
@@ -81,7 +81,7 @@ export async function createProgram(deps: ProgramsDeps, input: ProgramCreate): P
   );
   if (!program) throw new AppError('program_exists', `A program with the slug "${input.slug}" exists already.`);
   deps.log.info({ event: 'program_created', program: program.slug, status: program.status }, 'program created');
-  return view(deps, { ...program, passes: 0, active: 0 });
+  return view(deps, { ...program, passes: 0, active: 0, devices: 0 });
 }
 
 export async function getProgram(deps: Pick<ProgramsDeps, 'config' | 'store'>, slug: string): Promise<ProgramView> {
@@ -132,9 +132,10 @@ export async function updateProgram(deps: ProgramsDeps, slug: string, patch: Pro
 }
 
 /**
- * Applies a change to a program; with `touchPasses`, its passes get new versions and the fan-out
- * job is enqueued in the same statement, as is `images` (one kind's files replaced or removed:
- * ./images.ts). Forgets the program in this instance's directory at once.
+ * Applies a change to a program; with `touchPasses`, its passes get new versions, and an update
+ * (lib/updates: the record of reaching every device) is made with its planning job in the same
+ * statement, as is `images` (one kind's files replaced or removed: ./images.ts). Forgets the
+ * program in this instance's directory at once.
  */
 export async function applyProgramChange(
   deps: Pick<ProgramsDeps, 'store' | 'programs'>,
@@ -143,8 +144,10 @@ export async function applyProgramChange(
   touchPasses: boolean,
   images?: ImageChange,
 ): Promise<Program> {
-  const jobs: JobInput[] = touchPasses ? [{ kind: PROGRAM_CHANGED_JOB, payload: { program: slug } }] : [];
-  const after = await changeProgram(deps.store.jobs, slug, change, { touchPasses, jobs, images });
+  const updateId = touchPasses ? newUpdateId() : undefined;
+  const jobs: JobInput[] = updateId ? [planJob(updateId)] : [];
+  const update = updateId ? { id: updateId, kind: 'change' as const, activeOnly: false } : undefined;
+  const after = await changeProgram(deps.store.jobs, slug, change, { touchPasses, jobs, images, update });
   if (!after) throw programNotFound();
   deps.programs.forget(slug);
   return after;

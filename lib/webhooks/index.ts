@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'device.unregistered',
   'pass.scanned',
   'pass.checked_in',
+  'update.finished',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -44,13 +45,16 @@ export type WebhookEventData = {
 /** The job kind of a webhook delivery. */
 export const WEBHOOK_JOB = 'webhook';
 
+/** What update.finished says: the update (lib/updates) and its final counts. */
+export type UpdateEventData = { id: string; program: string; kind: string; devicesPushed: number; devicesFailed: number };
+
 export type WebhookJobPayload = {
   /** The Standard Webhooks message id (`webhook-id`): the same on every retry. */
   id: string;
   type: WebhookEventType;
   /** When the event happened (ISO 8601); `webhook-timestamp` is when it was sent. */
   timestamp: string;
-  data: WebhookEventData;
+  data: WebhookEventData | UpdateEventData;
 };
 
 export const newWebhookMessageId = () => `msg_${randomBytes(16).toString('base64url')}`;
@@ -87,6 +91,17 @@ export function webhookEventData(
 export function webhookEventJobs(config: Pick<Config, 'webhook'>, type: WebhookEventType, data: WebhookEventData, at: Date): JobInput[] {
   if (!config.webhook) return [];
   const payload: WebhookJobPayload = { id: newWebhookMessageId(), type, timestamp: at.toISOString(), data };
+  return [{ kind: WEBHOOK_JOB, payload }];
+}
+
+/**
+ * The jobs of update.finished, or none when webhooks are off. The counts are the update's final
+ * ones, which only the statement that finishes it knows: it writes them into `data` (lib/db/updates.ts).
+ */
+export function updateFinishedJobs(config: Pick<Config, 'webhook'>, update: Pick<UpdateEventData, 'id' | 'program' | 'kind'>, at: Date): JobInput[] {
+  if (!config.webhook) return [];
+  const data: UpdateEventData = { id: update.id, program: update.program, kind: update.kind, devicesPushed: 0, devicesFailed: 0 };
+  const payload: WebhookJobPayload = { id: newWebhookMessageId(), type: 'update.finished', timestamp: at.toISOString(), data };
   return [{ kind: WEBHOOK_JOB, payload }];
 }
 

@@ -25,3 +25,23 @@ export async function insertPasses(db: Queryable, publicKeys: string[], program 
   }
   return serials;
 }
+
+/**
+ * Registers `perPass` devices for each of `serials`, straight into `device_registrations` (one
+ * statement per 5,000 rows), each with a fresh device id and push token (64 hex digits, as APNs's
+ * are); resolves with the push tokens. For the update fan-out's benchmark and crash test.
+ */
+export async function insertRegistrations(db: Queryable, serials: string[], perPass: number): Promise<string[]> {
+  const rows = serials.flatMap((serial) =>
+    Array.from({ length: perPass }, () => ({ serial, device: randomBytes(16).toString('hex'), token: randomBytes(32).toString('hex') })),
+  );
+  for (let start = 0; start < rows.length; start += PER_STATEMENT) {
+    const batch = rows.slice(start, start + PER_STATEMENT);
+    await db.query(
+      `insert into device_registrations (device_library_identifier, serial_number, push_token, created_at)
+       select d, s, t, now() from unnest($1::text[], $2::text[], $3::text[]) as x(d, s, t)`,
+      [batch.map((row) => row.device), batch.map((row) => row.serial), batch.map((row) => row.token)],
+    );
+  }
+  return rows.map((row) => row.token);
+}

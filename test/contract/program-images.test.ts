@@ -305,7 +305,7 @@ describe.each(BACKENDS)('program images on %s', (backend) => {
     }
   });
 
-  it('an upload reaches the program’s passes in its own statement: new versions, and the program.changed job', async () => {
+  it('an upload reaches the program’s passes in its own statement: new versions, and an update with its planning job', async () => {
     const wallet = new TestWallet();
     const { message } = (await (await app.fetch(`/api/v1/claim/init?publicKey=${wallet.publicKey}&program=summit`)).json()) as { message: string };
     const claimed = await app.postClaim({ message, signature: wallet.sign(message), publicKey: wallet.publicKey, program: 'summit' });
@@ -315,7 +315,11 @@ describe.each(BACKENDS)('program images on %s', (backend) => {
     const first = (await app.fetch(download)).headers.get('etag');
     const sql = app.services.store.sql;
     const jobs = async () =>
-      (await sql.query<{ n: number }>(`select count(*)::int as n from jobs where kind = 'program.changed' and payload->>'program' = 'summit'`))[0]!.n;
+      (
+        await sql.query<{ n: number }>(
+          `select count(*)::int as n from jobs j join updates u on u.id = j.payload->>'update' where j.kind = 'update.plan' and u.program = 'summit'`,
+        )
+      )[0]!.n;
     const jobsBefore = await jobs();
     const programBefore = (await app.services.programs.find('summit'))!;
     const imagesBefore = await programImages(app.services.store, programBefore);

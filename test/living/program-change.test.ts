@@ -190,7 +190,11 @@ describe.each(BACKENDS)('a change to a live program on %s', (backend) => {
     expect(downloaded.headers.get('etag')).toBe(after.headers.get('etag'));
 
     // The fan-out is over: nothing of it waits, and the other program's device was never pushed nor told of a change.
-    await eventually(async () => ((await pending(['program.changed', 'pass.changed', 'apns.push'])) === 0 ? true : undefined), 10_000, 'the fan-out done');
+    await eventually(
+      async () => ((await pending(['update.plan', 'update.batch', 'pass.changed', 'apns.push', 'google.object.sync'])) === 0 ? true : undefined),
+      10_000,
+      'the fan-out done',
+    );
     expect(apns.pushes.map((push) => push.token)).not.toContain(clubToken);
     expect((await clubPhone.list(clubTag)).status).toBe(204);
     const clubFile = inspectPkpass(Buffer.from(await (await clubPhone.latest()).arrayBuffer()));
@@ -242,7 +246,11 @@ describe.each(BACKENDS)('a change to a live program on %s', (backend) => {
     expect((await phone.register(pushToken)).status).toBe(201);
     const tag = ((await (await phone.list()).json()) as { lastUpdated: string }).lastUpdated;
     expect((await patchProgram(GALA.slug, { closesAt: '2099-01-01T00:00:00Z' })).status).toBe(200);
-    await eventually(async () => ((await pending(['program.changed', 'pass.changed', 'apns.push'])) === 0 ? true : undefined), 10_000, 'the queue idle');
+    await eventually(
+      async () => ((await pending(['update.plan', 'update.batch', 'pass.changed', 'apns.push', 'google.object.sync'])) === 0 ? true : undefined),
+      10_000,
+      'the queue idle',
+    );
     expect(apns.pushes.map((push) => push.token)).not.toContain(pushToken);
     expect((await phone.list(tag)).status).toBe(204);
   });

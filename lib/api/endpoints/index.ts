@@ -17,6 +17,7 @@ import { PROGRAM_IMAGE_ENDPOINTS } from './program-images';
 import { PROGRAM_ENDPOINTS } from './programs';
 import { PUBLIC_PROGRAM_ENDPOINTS } from './programs-public';
 import { serviceEndpoints } from './service';
+import { UPDATE_ENDPOINTS } from './updates';
 
 /** This API's OpenAPI document, for a server URL (none: no `servers`). */
 export const openApiDocument = cachedOpenApiDocument(() => ENDPOINTS);
@@ -29,6 +30,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...OPERATOR_ENDPOINTS,
   ...PROGRAM_ENDPOINTS,
   ...PROGRAM_IMAGE_ENDPOINTS,
+  ...UPDATE_ENDPOINTS,
   ...PUBLIC_PROGRAM_ENDPOINTS,
   ...CHECK_IN_ENDPOINTS,
   ...PASSKIT_ENDPOINTS,

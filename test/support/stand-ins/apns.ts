@@ -101,6 +101,13 @@ export type ApnsStandInOptions = {
   topic?: string;
   /** How long each answer takes, as APNs's own round trip does: keeps pushes in flight for a while. */
   answerDelayMs?: number;
+  /**
+   * SETTINGS_MAX_CONCURRENT_STREAMS this server announces per connection (APNs announces up to
+   * 1,000); left out, Node's default (no limit).
+   */
+  maxConcurrentStreams?: number;
+  /** false: keep only counts (`received`, `deliveries`), not each push: a benchmark's 100,000 pushes. */
+  record?: boolean;
 };
 
 type Rejection = { status: number; reason: string };
@@ -112,6 +119,13 @@ const DEVICE_PATH = '/3/device/';
 export class ApnsStandIn {
   /** Every request, accepted or not, in arrival order. */
   readonly pushes: RecordedPush[] = [];
+  /** Pushes answered, recorded or not. */
+  received = 0;
+  /** Pushes answered 200, per device token (also when not recording). */
+  readonly deliveries = new Map<string, number>();
+  /** Streams open at once, now and at most (over every connection). */
+  openStreams = 0;
+  peakStreams = 0;
   private readonly answers = new Map<string, ApnsAnswer | ApnsAnswer[]>();
   private readonly waiters = new Set<() => void>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
@@ -151,6 +165,7 @@ export class ApnsStandIn {
       rejectUnauthorized: false,
       ...(options.clientCa ? { ca: options.clientCa } : {}),
       allowHTTP1: false, // APNs speaks HTTP/2 only
+      ...(options.maxConcurrentStreams ? { settings: { maxConcurrentStreams: options.maxConcurrentStreams } } : {}),
     });
     const port = await listen(server);
     const standIn = new ApnsStandIn(server, options, dir, `https://127.0.0.1:${port}`, port, caFile, ca.certPem);
@@ -207,6 +222,9 @@ export class ApnsStandIn {
 
   private receive(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, rawHeaders: string[]): void {
     stream.on('error', () => {});
+    this.openStreams++;
+    if (this.openStreams > this.peakStreams) this.peakStreams = this.openStreams;
+    stream.on('close', () => this.openStreams--);
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('end', () => {
@@ -317,6 +335,9 @@ export class ApnsStandIn {
   }
 
   private record(push: RecordedPush): void {
+    this.received++;
+    if (push.status === 200) this.deliveries.set(push.token, (this.deliveries.get(push.token) ?? 0) + 1);
+    if (this.options.record === false) return;
     this.pushes.push(push);
     for (const waiter of [...this.waiters]) waiter();
   }
