@@ -572,10 +572,12 @@ async function benchPrograms(): Promise<void> {
   console.log(
     `embedded database, ${CONNECTIONS} connections, each load in two halves (default, program, program, default), ${PHASE_SECONDS} s of first downloads per program, ${PROGRAM_CLAIMS} claims per program, rate limiting off\n`,
   );
-  console.log('| program | endpoint | req/s | p50 ms | p99 ms | max ms | errors |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| program | endpoint | req/s | p50 ms | p99 ms | max ms | errors | server CPU ms/req |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
-    console.log(`| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} |`);
+    console.log(
+      `| ${row.run} | ${row.endpoint} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} | ${fixed(row.cpuMs, 2)} |`,
+    );
   }
   const [defaultClaim, programClaim, defaultFirst, programFirst] = rows as [Row, Row, Row, Row];
   const goal = (met: boolean, text: string) => console.log(`${met ? 'met    ' : 'NOT MET'}  ${text}`);
