@@ -14,6 +14,7 @@ import { createLogger, type Logger } from './log';
 import { loadSigningMaterial } from './passes/certificates';
 import { changeTasks } from './passes/change-jobs';
 import { loadDownloadIdKey } from './passes/download-id';
+import { googleMessageTasks } from './passes/google-messages';
 import { createGoogleWallet, type GoogleWallet } from './passes/google-wallet';
 import { createLiving, type Living } from './passes/living';
 import { createManifestSigner } from './passes/manifest-signer';
@@ -131,7 +132,10 @@ export async function createServices(config: Config, { clock = systemClock }: Se
   // and their pushes, and updates, never queue behind webhook deliveries (an unauthenticated scan makes one).
   const jobs = new JobLanes({
     lanes: [
-      { handlers: { ...changeTasks({ config, store, living }), ...programTasks({ store }) }, concurrency: DEFAULT_WORKER_OPTIONS.concurrency },
+      {
+        handlers: { ...changeTasks({ config, store, living }), ...programTasks({ store }), ...googleMessageTasks({ store, living, clock, log }) },
+        concurrency: DEFAULT_WORKER_OPTIONS.concurrency,
+      },
       // Updates' batches (lib/updates): pushes too, in a lane of their own so that a pass's own
       // pushes never wait behind a program-wide update; its concurrency bounds the batches in flight.
       { handlers: updateTasks({ config, store, living }), concurrency: BATCHES_IN_FLIGHT },

@@ -9,6 +9,7 @@
 // `update.finished`, so the event is sent once.
 import type { JobInput, Jobs } from './jobs';
 import { jobsParameter, statementWithJobs } from './jobs';
+import { uninstallsCounted } from './registrations';
 import { asDate, asOptionalDate, onlyRow, type Queryable } from './sql';
 
 export type UpdateKind = 'change' | 'message';
@@ -223,6 +224,7 @@ export async function recordBatch(jobs: Jobs, updateId: string, key: string, out
             and r.device_library_identifier = g."deviceLibraryIdentifier" and r.push_token = g."pushToken"
           returning r.serial_number, r.device_library_identifier
         ),
+        ${uninstallsCounted('gone_counted', 'gone', 'now()')},
         counted as (
           update updates u set devices_pushed = devices_pushed + $4, devices_failed = devices_failed + $5, devices_delta = devices_delta + $6,
             batches = batches + $7, batches_done = batches_done + 1,

@@ -9,9 +9,9 @@ import { takeGoogleNotification } from '../db/google-notifications';
 import { findPass } from '../db/passes';
 import type { Store } from '../db/store';
 import type { Logger } from '../log';
-import { PermanentJobFailure } from '../queue';
+import { PermanentJobFailure, type TaskList } from '../queue';
 import { GoogleApiError, type GoogleMessageType } from './google-api';
-import type { SerialNumber } from './ids';
+import { asSerialNumber, type SerialNumber } from './ids';
 import type { Living } from './living';
 
 export type GoogleMessageDeps = {
@@ -20,6 +20,17 @@ export type GoogleMessageDeps = {
   clock: Clock;
   log: Logger;
 };
+
+/** A message update's Google side, one job per pass with a Google object (lib/updates/fan-out.ts). */
+export const GOOGLE_MESSAGE_JOB = 'google.message';
+
+export type GoogleMessagePayload = { serialNumber: string; message: { id: string; header: string; body: string } };
+
+export const googleMessageTasks = (deps: GoogleMessageDeps): TaskList => ({
+  [GOOGLE_MESSAGE_JOB]: async (payload: GoogleMessagePayload, { signal }) => {
+    await sendGoogleMessage(deps, asSerialNumber(payload.serialNumber), payload.message, signal);
+  },
+});
 
 /**
  * Adds the message to the pass's Google object. `id` is the message's (the same for every pass of

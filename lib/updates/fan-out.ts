@@ -5,7 +5,8 @@
 //   that dies has planned nothing, and one run again after it succeeded plans nothing more. The
 //   devices are numbered inside the database; none is read here. (Paging through them here, one
 //   statement per batch, kept every batch waiting behind planning: about 2,500 devices a second.)
-//   It also enqueues the Google object sync of each pass that has one (deduplicated per update).
+//   It also enqueues, for each pass with a Google object, its sync (a change) or its addMessage (a
+//   message: lib/passes/google-messages.ts), deduplicated per update.
 // - `update.batch` reads its range's devices, pushes them all at once over HTTP/2 (ApnsClient.
 //   pushAll: as many streams as APNs allows, on several connections), and records the outcomes
 //   in one statement: counters, the registrations whose token is gone removed (with their
@@ -23,10 +24,11 @@ import type { Store } from '../db/store';
 import { type BatchDevice, findBatch, findUpdateProgress, planUpdate, recordBatch, type UpdateProgress } from '../db/updates';
 import type { ApnsClient, PushOutcome } from '../passes/apns';
 import { GOOGLE_OBJECT_SYNC_JOB } from '../passes/change-jobs';
+import { GOOGLE_MESSAGE_JOB, type GoogleMessagePayload } from '../passes/google-messages';
 import { type JobContext, PermanentJobFailure, type TaskList } from '../queue';
 import { retryDelayMs } from '../queue/worker';
 import { updateFinishedJobs, webhookEventData, webhookEventJobs } from '../webhooks';
-import { UPDATE_BATCH_JOB, UPDATE_PLAN_JOB } from './kinds';
+import { type PlanPayload, UPDATE_BATCH_JOB, UPDATE_PLAN_JOB, type UpdateMessage } from './kinds';
 
 /**
  * Devices per batch: large enough that a batch's two statements are few per push, small enough
@@ -45,7 +47,6 @@ export type FanOutDeps = {
   living: { apns: Pick<ApnsClient, 'pushAll'>; googleApi?: unknown };
 };
 
-type PlanPayload = { update: string };
 type BatchPayload = { update: string; batch: string };
 
 /**
@@ -59,7 +60,7 @@ type BatchPayload = { update: string; batch: string };
 export const BATCHES_IN_FLIGHT = 4;
 
 export const updateTasks = (deps: FanOutDeps): TaskList => ({
-  [UPDATE_PLAN_JOB]: (payload: PlanPayload) => plan(deps, payload.update),
+  [UPDATE_PLAN_JOB]: (payload: PlanPayload) => plan(deps, payload.update, payload.message),
   [UPDATE_BATCH_JOB]: (payload: BatchPayload, context) => runBatch(deps, payload, context),
 });
 
@@ -67,21 +68,33 @@ const batchJob = (update: string, batch: string) => ({ kind: UPDATE_BATCH_JOB, p
 
 const finishedEvent = (deps: FanOutDeps, update: UpdateProgress) => updateFinishedJobs(deps.config, update, new Date());
 
-async function plan(deps: FanOutDeps, updateId: string): Promise<void> {
+async function plan(deps: FanOutDeps, updateId: string, message?: UpdateMessage): Promise<void> {
   const update = await findUpdateProgress(deps.store.sql, updateId);
   if (!update) throw new PermanentJobFailure('no such update');
   if (update.planned) return;
-  if (deps.living.googleApi) await enqueueGoogleSyncs(deps, update);
+  if (deps.living.googleApi) await enqueueGoogleJobs(deps, update, message);
   await planUpdate(deps.store.jobs, updateId, DEVICES_PER_BATCH, UPDATE_BATCH_JOB, finishedEvent(deps, update));
 }
 
-/** One Google object sync per pass that has one; deduplicated per update, so planning run twice enqueues each once. */
-async function enqueueGoogleSyncs(deps: FanOutDeps, update: UpdateProgress): Promise<void> {
+/**
+ * For each pass that has a Google object, its sync (a change) or the message (a message update,
+ * its id the update's, so that a retried job takes no second notification); deduplicated per
+ * update, so planning run twice enqueues each once.
+ */
+async function enqueueGoogleJobs(deps: FanOutDeps, update: UpdateProgress, message: UpdateMessage | undefined): Promise<void> {
   for (let after = ''; ; ) {
     const serials = await googleLinkedSerialsOfProgram(deps.store.sql, update.program, update.activeOnly, after, GOOGLE_PAGE);
     if (serials.length === 0) return;
     await deps.store.jobs.enqueue(
-      serials.map((serialNumber) => ({ kind: GOOGLE_OBJECT_SYNC_JOB, payload: { serialNumber }, dedupeKey: `${update.id}:${serialNumber}` })),
+      serials.map((serialNumber) =>
+        message
+          ? {
+              kind: GOOGLE_MESSAGE_JOB,
+              payload: { serialNumber, message: { id: update.id, ...message } } satisfies GoogleMessagePayload,
+              dedupeKey: `${update.id}:${serialNumber}`,
+            }
+          : { kind: GOOGLE_OBJECT_SYNC_JOB, payload: { serialNumber }, dedupeKey: `${update.id}:${serialNumber}` },
+      ),
     );
     after = serials[serials.length - 1] as string;
   }

@@ -10,5 +10,13 @@ export const UPDATE_BATCH_JOB = 'update.batch';
 /** A new update's id: `upd_` and 96 random bits, so that ids say nothing of how many updates there were. */
 export const newUpdateId = () => `upd_${randomBytes(12).toString('base64url')}`;
 
-/** The job that plans an update, enqueued with the change that makes it. */
-export const planJob = (updateId: string) => ({ kind: UPDATE_PLAN_JOB, payload: { update: updateId } });
+/** What a message update says, as Google objects show it: the program's name over the text. */
+export type UpdateMessage = { header: string; body: string };
+
+export type PlanPayload = { update: string; message?: UpdateMessage };
+
+/** The job that plans an update, enqueued with the change that makes it; a message's text goes with it, for Google's objects. */
+export const planJob = (updateId: string, message?: UpdateMessage) => ({
+  kind: UPDATE_PLAN_JOB,
+  payload: { update: updateId, ...(message ? { message } : {}) } satisfies PlanPayload,
+});

@@ -40,7 +40,7 @@ export async function sendMessage(deps: UpdatesDeps, slug: string, text: string)
     deps.store.jobs,
     slug,
     { message: text },
-    { touchPasses: true, jobs: [planJob(id)], update: { id, kind: 'message', activeOnly: true }, onlyLive: true },
+    { touchPasses: true, jobs: [planJob(id, { header: before.name, body: text })], update: { id, kind: 'message', activeOnly: true }, onlyLive: true },
   );
   // Closed (or gone) between the read and the statement: the statement did nothing.
   if (!after?.update) refuse(await findProgram(deps.store.sql, slug));

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPassOfWallet } from '@/lib/db/passes';
 import { sendGoogleMessage } from '@/lib/passes/google-messages';
 import { asSerialNumber, type SerialNumber } from '@/lib/passes/ids';
+import { eventually } from '@/scripts/support/server-process';
 import { BACKENDS, TestApp, TestWallet } from '../support/app';
 import { TEST_ISSUER_ID } from '../support/google';
 import { GoogleWalletApiStandIn } from '../support/stand-ins/google-wallet-api';
@@ -15,6 +16,7 @@ describe.each(BACKENDS)('messages to Google objects on %s', (backend) => {
   let app: TestApp;
   let google: GoogleWalletApiStandIn;
   let counter = 0;
+  const operator = new TestWallet();
   const message = (text: string) => ({ id: `msg-${++counter}`, header: 'Winter Gala', body: text });
   const send = (serialNumber: SerialNumber, m: { id: string; header: string; body: string }) => sendGoogleMessage(app.services, serialNumber, m);
 
@@ -38,6 +40,7 @@ describe.each(BACKENDS)('messages to Google objects on %s', (backend) => {
       GOOGLE_WALLET_ISSUER_ID: TEST_ISSUER_ID,
       GOOGLE_SERVICE_ACCOUNT: google.serviceAccount.json,
       GOOGLE_WALLET_API_URL: google.baseUrl,
+      OPERATOR_WALLETS: operator.publicKey,
     });
   });
   afterAll(async () => {
@@ -102,6 +105,22 @@ describe.each(BACKENDS)('messages to Google objects on %s', (backend) => {
       'TEXT_AND_NOTIFY',
     ]);
     expect(google.messages(objectId).at(-1)).toMatchObject({ body: 'Doors open at 7', messageType: 'TEXT' });
+  });
+
+  it('a message to a program reaches each of its Google objects through addMessage, headed by the program’s name', async () => {
+    const { objectId } = await passWithObject();
+    const token = await app.operatorToken(operator);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const program = (await (await app.fetch('/api/v1/operator/programs/default', { headers })).json()) as { name: string };
+    const sent = await app.fetch('/api/v1/operator/programs/default/messages', { method: 'POST', headers, body: JSON.stringify({ text: 'Doors open at 7' }) });
+    expect(sent.status).toBe(202);
+    const { id } = (await sent.json()) as { id: string };
+    const delivered = await eventually(
+      async () => google.messages(objectId).find((m) => m.body === 'Doors open at 7'),
+      10_000,
+      'the message on the Google object',
+    );
+    expect(delivered).toMatchObject({ id, header: program.name, messageType: 'TEXT_AND_NOTIFY' });
   });
 
   it('sends nothing to a pass with no Google object', async () => {
