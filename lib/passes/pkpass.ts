@@ -210,5 +210,7 @@ export async function buildPkpass(content: PassContent, issuer: PassIssuer, sign
   const files: Zippable = { 'pass.json': passJson, ...images.files, 'manifest.json': manifest, signature };
   // Stored, not deflated, as passkit-generator's zip writer does too: the PNGs are compressed
   // already, and deflating pass.json would cost more time than its kilobyte is worth.
-  return Buffer.from(zipSync(files, { level: 0, mtime: ZIP_DATE }));
+  const zip = zipSync(files, { level: 0, mtime: ZIP_DATE });
+  // A view of the zip's bytes, not a copy of them (Buffer.from(zip) would copy every byte again).
+  return Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
 }
