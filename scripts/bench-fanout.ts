@@ -9,7 +9,9 @@
 // process, one connection, 500 streams in flight) against the same stand-in answering at once;
 // the service's rate is reported as a fraction of it. Embedded PGlite, or with `--postgres` (or
 // DATABASE_URL set) a scratch database on that PostgreSQL server. `--devices N` / `--passes N`
-// change the set-up; `--delays 0,20` the runs; `--claims 0` runs the update alone (no claims). It reports figures and checks no goal.
+// change the set-up; `--delays 0,20` the runs; `--claims 0` runs the update alone (no claims);
+// `--heap-mb N` starts the server with `--max-old-space-size=N` (docs/operations.md: on a big
+// machine V8's default limit is gigabytes, and it collects that much later). It reports figures and checks no goal.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,8 @@ const DEVICES = Number(argValue('--devices') ?? 100_000);
 const DELAYS = (argValue('--delays') ?? '0,20').split(',').map(Number);
 const POSTGRES_URL = process.argv.includes('--postgres') ? (process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL) : process.env.DATABASE_URL;
 const CONNECTIONS = 50;
+/** The server's V8 old-space limit in MiB (`--heap-mb`), or V8's default. */
+const HEAP_MB = argValue('--heap-mb');
 /** Claims signed before each run: more than the update lasts at the claim rate seen here. */
 const CLAIMS = Number(argValue('--claims') ?? 20_000);
 const PROGRAM = 'crowd';
@@ -137,7 +141,11 @@ async function runOnce(name: string, env: Record<string, string>, dataDir: strin
     maxConcurrentStreams: 1000,
     record: false,
   });
-  const server = await ServerProcess.start(PORT, { ...env, APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: apns.caFile });
+  const server = await ServerProcess.start(
+    PORT,
+    { ...env, APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: apns.caFile },
+    HEAP_MB ? { nodeArgs: [`--max-old-space-size=${Number(HEAP_MB)}`] } : {},
+  );
   try {
     const token = await operatorToken(server, wallets, operator);
     const signed = CLAIMS > 0 ? await signedClaims(server, wallets, CLAIMS + WARM_UP_CLAIMS) : [];
@@ -291,7 +299,9 @@ async function main(): Promise<void> {
       );
     }
   }
-  console.log(`ceiling: bare node:http2 client ${Math.round(bare.rate)} pushes/s`);
+  console.log(
+    `ceiling: bare node:http2 client ${Math.round(bare.rate)} pushes/s; server heap limit: ${HEAP_MB ? `--max-old-space-size=${HEAP_MB}` : "V8's default"}`,
+  );
 }
 
 main().catch((error: unknown) => {
