@@ -31,7 +31,7 @@ import bs58 from 'bs58';
 import pg from 'pg';
 import { loadConfig } from '../lib/config';
 import { withDefaultUser } from '../lib/db/client';
-import { TOKEN_PROGRAM } from '../lib/eligibility/chain';
+import { TOKEN_PROGRAM } from '../lib/eligibility/accounts';
 import { SolanaPubSubStandIn } from '../test/support/stand-ins/solana-pubsub';
 import { SolanaRpcStandIn } from '../test/support/stand-ins/solana-rpc';
 import { TestWallet } from '../test/support/wallet';

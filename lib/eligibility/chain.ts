@@ -10,18 +10,24 @@ import {
   type Address,
   address,
   createSolanaRpcFromTransport,
-  getAddressDecoder,
-  getAddressEncoder,
   getBase64Encoder,
-  getProgramDerivedAddress,
-  getStructDecoder,
-  getU64Decoder,
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
 } from '@solana/kit';
 import { getMintDecoder as getToken2022MintDecoder } from '@solana-program/token-2022';
 import type { Logger } from '../log';
+import {
+  associatedAmount,
+  associatedTokenAddress,
+  decodeGroupMembership,
+  decodeVerifiedCollection,
+  metadataAddress,
+  type RawAccount,
+  TOKEN_2022_PROGRAM,
+  TOKEN_METADATA_PROGRAM,
+  TOKEN_PROGRAM,
+} from './accounts';
 import {
   assetsByOwnerParams,
   DAS_MAX_ASSETS,
@@ -35,11 +41,6 @@ import {
 } from './das';
 import { RpcBudget, type RpcLane } from './rpc-budget';
 import { createBoundedRpcTransport, RpcAnswerTooLarge } from './rpc-transport';
-
-export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
-export const TOKEN_2022_PROGRAM = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
-export const TOKEN_METADATA_PROGRAM = address('metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s');
-export const ASSOCIATED_TOKEN_PROGRAM = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
 
 /** getMultipleAccounts takes at most 100 addresses per call (the RPC's documented limit). */
 export const MAX_ACCOUNTS_PER_CALL = 100;
@@ -415,48 +416,13 @@ export function createChainReader(url: string, options: { maxBytes: number; rps:
       for (const owner of owners) atas.push(await associatedTokenAddress(address(owner), address(mint), program));
       (await accountsOf(atas, deadline)).forEach((account, index) => {
         const owner = owners[index] as string;
-        balances.set(owner, account ? associatedAmount(account, owner, mint, program) : 0n);
+        const amount = account ? associatedAmount(account, owner, mint, program) : 0n;
+        if (amount === undefined) throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
+        balances.set(owner, amount);
       });
       return balances;
     },
   };
-}
-
-/** An account as getMultipleAccounts answers it (base64): its fields are checked where they are read. */
-type RawAccount = { owner?: unknown; data?: unknown };
-
-/** The start of an SPL token account, the same under Token and Token-2022: mint, owner, amount (u64). */
-const tokenAccountHead = getStructDecoder([
-  ['mint', getAddressDecoder()],
-  ['owner', getAddressDecoder()],
-  ['amount', getU64Decoder()],
-]);
-/** A token account is 165 bytes; a Token-2022 one with extensions is longer and says "account" (2) at byte 165. */
-const TOKEN_ACCOUNT_SIZE = 165;
-
-/**
- * The amount an associated token account holds of `mint` for `owner`: 0 unless it is a token
- * account of `program` naming that mint and owner (anything else at that address holds none of
- * it). Data that is not base64 is a malformed answer.
- */
-function associatedAmount(account: RawAccount, owner: string, mint: string, program: Address): bigint {
-  const data = Array.isArray(account.data) ? account.data[0] : undefined;
-  if (typeof data !== 'string') throw new ChainUnavailable(new MalformedAnswer('getMultipleAccounts', 'account data that is not base64'));
-  if (account.owner !== program) return 0n;
-  const bytes = getBase64Encoder().encode(data) as Uint8Array;
-  if (bytes.length < TOKEN_ACCOUNT_SIZE || (bytes.length > TOKEN_ACCOUNT_SIZE && bytes[TOKEN_ACCOUNT_SIZE] !== 2)) return 0n;
-  const head = tokenAccountHead.decode(bytes);
-  return head.mint === mint && head.owner === owner ? head.amount : 0n;
-}
-
-/** The associated token account of `owner` for `mint` under `program`: the PDA of [owner, program, mint] of the ATA program. */
-export async function associatedTokenAddress(owner: Address, mint: Address, program: Address): Promise<Address> {
-  const encoder = getAddressEncoder();
-  const [pda] = await getProgramDerivedAddress({
-    programAddress: ASSOCIATED_TOKEN_PROGRAM,
-    seeds: [encoder.encode(owner), encoder.encode(program), encoder.encode(mint)],
-  });
-  return pda;
 }
 
 /**
@@ -471,52 +437,6 @@ function tooManyRequests(error: unknown): number | null | undefined {
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
-}
-
-/**
- * The verified collection named by a Metaplex Metadata account, decoded with Metaplex's own codec
- * (mpl-token-metadata's generated serializer, so every layout version it knows is read as Metaplex
- * reads it). An account that does not decode, or that belongs to another mint, names none.
- */
-function decodeVerifiedCollection(serializer: ReturnType<typeof getMetadataAccountDataSerializer>, bytes: Uint8Array, mint: string): string | undefined {
-  try {
-    const [metadata] = serializer.deserialize(bytes);
-    if (metadata.mint !== mint || metadata.collection.__option !== 'Some') return undefined;
-    const { verified, key } = metadata.collection.value;
-    return verified ? key : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The group a Token-2022 mint's group member extension names, decoded with the Token-2022
- * program's own codec (@solana-program/token-2022). Only the extension in the mint itself counts,
- * and only when it names this mint as the member: the Token-2022 program writes it there only with
- * the group's update authority's signature. A mint that does not decode (not a mint, an extension
- * newer than the codec) names none.
- */
-function decodeGroupMembership(decoder: ReturnType<typeof getToken2022MintDecoder>, bytes: Uint8Array, mint: string): string | undefined {
-  try {
-    const decoded = decoder.decode(bytes);
-    if (decoded.extensions.__option !== 'Some') return undefined;
-    for (const extension of decoded.extensions.value) {
-      if (extension.__kind === 'TokenGroupMember' && extension.mint === mint) return extension.group;
-    }
-    return undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The Metaplex Metadata account of a mint: the PDA of ["metadata", program id, mint]. */
-export async function metadataAddress(mint: Address): Promise<Address> {
-  const encoder = getAddressEncoder();
-  const [pda] = await getProgramDerivedAddress({
-    programAddress: TOKEN_METADATA_PROGRAM,
-    seeds: ['metadata', encoder.encode(TOKEN_METADATA_PROGRAM), encoder.encode(mint)],
-  });
-  return pda;
 }
 
 function serverMessage(error: unknown): string {

@@ -3,17 +3,8 @@
 // for the claim path, and a batched form for the re-check rounds.
 
 import type { Address } from '@solana/kit';
-import {
-  type ChainReader,
-  ChainUnavailable,
-  type Deadline,
-  deadlineIn,
-  newTally,
-  type RequestTally,
-  TOKEN_2022_PROGRAM,
-  TOKEN_PROGRAM,
-  type TokenHolding,
-} from './chain';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './accounts';
+import { type ChainReader, ChainUnavailable, type Deadline, deadlineIn, newTally, type RequestTally, type TokenHolding } from './chain';
 import { assetMatches, type DasAsset } from './das';
 import type { ClaimRule } from './policy';
 

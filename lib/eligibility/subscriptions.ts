@@ -25,20 +25,13 @@
 // Subscriptions are WebSocket messages, not RPC requests: they do not count against
 // SOLANA_RPC_RPS. The re-checks they cause, and the catch-up rounds, do (the budget's round lane).
 import { randomUUID } from 'node:crypto';
-import { type Address, type Base58EncodedBytes, createSolanaRpcSubscriptions, getAddressDecoder, getBase64Encoder } from '@solana/kit';
+import { type Base58EncodedBytes, createSolanaRpcSubscriptions, getAddressDecoder, getBase64Encoder } from '@solana/kit';
 import type { Config } from '../config';
 import { releaseSubscriptionLease, takeSubscriptionLease } from '../db/eligibility';
+import { ACCOUNT_TYPE_ACCOUNT, TOKEN_2022_PROGRAM, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM } from './accounts';
 import { newTally } from './chain';
 import { type RoundReads, tokenMints } from './checker';
 import { type ProgramToRecheck, programsWithCheckers, type RecheckDeps, recheckHolders, runRecheckRound } from './recheck';
-
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address;
-export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb' as Address;
-
-/** A classic Token account's size; Token-2022's is this or more (extensions after an account-type byte). */
-const TOKEN_ACCOUNT_SIZE = 165;
-/** Token-2022's account-type byte (at offset 165 when extensions follow) for an account, not a mint. */
-const ACCOUNT_TYPE_ACCOUNT = 2;
 
 /** The holder's lease lasts this long past its last renewal: a holder that died is replaced after it. */
 const LEASE_SECONDS = 15;

@@ -1,7 +1,7 @@
 // The Solana PubSub check: SOLANA_WS_URL, when set, accepts a WebSocket and a programSubscribe.
 import { type Address, type Base58EncodedBytes, createSolanaRpcSubscriptions } from '@solana/kit';
 import type { Config } from '../../config';
-import { TOKEN_PROGRAM } from '../../eligibility/subscriptions';
+import { TOKEN_PROGRAM } from '../../eligibility/accounts';
 import { bad, type CheckLine, ok } from './check-line';
 import { describeUrl, errorSummary, redact } from './describe';
 
