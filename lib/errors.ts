@@ -65,6 +65,7 @@ export const PROBLEMS = {
   pass_not_found: { status: 404, title: 'Pass not found', when: 'No pass has this id (or, for operators, this serial number).' },
   api_key_not_found: { status: 404, title: 'API key not found', when: 'No operator API key has this id.' },
   delivery_not_found: { status: 404, title: 'Delivery not found', when: 'No webhook delivery has this id.' },
+  update_not_found: { status: 404, title: 'Update not found', when: 'No update (program change or message) has this id.' },
   google_wallet_not_configured: {
     status: 404,
     title: 'Google Wallet not configured',

@@ -51,6 +51,7 @@ export const PROBLEM_EXIT_CODES: Record<ErrorCode, number> = {
   invalid_image: 34,
   program_exists: 35,
   image_not_found: 36,
+  update_not_found: 37,
 };
 
 type Output = { stdout: (line: string) => void; stderr: (line: string) => void };

@@ -16,7 +16,7 @@ export const MESSAGE_MAX_LENGTH = 250;
 /** Updates listed at most. */
 const LIST_LIMIT = 100;
 
-export const updateNotFound = () => new AppError('not_found', 'No update has this id.');
+export const updateNotFound = () => new AppError('update_not_found', 'No update has this id.');
 
 /** Why a program takes no message: unknown or draft (not found), closed. */
 function refuse(program: { status: string; name: string } | undefined): never {

@@ -209,7 +209,7 @@ describe.each(BACKENDS)('messages and updates on %s', (backend) => {
     await expectCode(await message(closed, 'Hello'), 403, 'program_closed');
     await expectCode(await message(draft, 'Hello'), 404, 'program_not_found');
     await expectCode(await message('no-such-program', 'Hello'), 404, 'program_not_found');
-    expect((await call('GET', '/api/v1/operator/updates/upd_nothing')).status).toBe(404);
+    await expectCode(await call('GET', '/api/v1/operator/updates/upd_nothing'), 404, 'update_not_found');
 
     expect(await count('select count(*)::int as n from updates')).toBe(updatesBefore);
     expect(await count(`select count(*)::int as n from programs where message is not null and slug = any($1::text[])`, [[slug, closed, draft]])).toBe(0);

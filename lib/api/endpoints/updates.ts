@@ -65,9 +65,9 @@ export const UPDATE_ENDPOINTS: readonly Endpoint[] = [
     description: 'A program change or a message and how far it has got: devices pushed and failed of the total.',
     auth: 'operator',
     params: updateParamsSchema,
-    malformedInput: 'not_found',
+    malformedInput: 'update_not_found',
     responses: { 200: { description: 'The update.', json: updateSchema, example: EXAMPLE_UPDATE } },
-    problems: ['not_found'],
+    problems: ['update_not_found'],
     handle: async ({ params }, { services }) => ({ json: updateJson(await getUpdate(services, params.id)) }),
   }),
 ];
