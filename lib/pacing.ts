@@ -84,7 +84,7 @@ export class Pacer<Lane extends string> {
     const now = this.now();
     if (this.waiting === 0 && now >= this.startAt() && (!gate || now >= gate.startAt())) {
       this.grant(lane, now);
-      gate?.grantGated(lane, now);
+      gate?.grant(lane, now);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
@@ -120,14 +120,8 @@ export class Pacer<Lane extends string> {
     return waiter.gate ? Math.max(this.startAt(), waiter.gate.startAt()) : this.startAt();
   }
 
-  private grant(lane: Lane, now: number): void {
-    const due = this.startAt();
-    this.nextAt = (this.steady && now - due < this.intervalMs ? due : now) + this.intervalMs;
-    this.sent[lane]++;
-  }
-
-  /** A request this pacer gates went through another's turn: it counts here too (in its lane, if this pacer has it). */
-  private grantGated(lane: string, now: number): void {
+  /** A request goes now: the next turn moves on. A gate counts the request in its lane too, if it has that lane. */
+  private grant(lane: string, now: number): void {
     const due = this.startAt();
     this.nextAt = (this.steady && now - due < this.intervalMs ? due : now) + this.intervalMs;
     if (Object.hasOwn(this.sent, lane)) this.sent[lane as Lane]++;
@@ -163,7 +157,7 @@ export class Pacer<Lane extends string> {
         const [waiter] = queue.splice(at, 1) as [Waiter];
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
         this.grant(lane, now);
-        waiter.gate?.grantGated(lane, now);
+        waiter.gate?.grant(lane, now);
         waiter.resolve();
         break;
       }

@@ -210,6 +210,9 @@ export class ApnsClient {
   }
 }
 
+/** Reasons of a 400 that say the request itself is bad: pushing it again will not change the answer (a bad token is 'gone'). */
+export const HOPELESS_REASONS = new Set(['MissingDeviceToken']);
+
 /** 400 reasons that say the token will never take a push for this topic: pushing it again cannot help. */
 const TOKEN_NOT_VALID_REASONS = new Set(['BadDeviceToken', 'DeviceTokenNotForTopic']);
 

@@ -14,6 +14,7 @@ import { registrationsOf, unregister } from '../db/registrations';
 import type { Store } from '../db/store';
 import { type JobContext, PermanentJobFailure, type TaskList } from '../queue';
 import { webhookEventData, webhookEventJobs } from '../webhooks';
+import { HOPELESS_REASONS } from './apns';
 import { asSerialNumber, type SerialNumber } from './ids';
 import { PASS_CHANGED_JOB } from './lifecycle';
 import { currentPassContent, type Living } from './living';
@@ -31,9 +32,6 @@ export type ChangeJobsDeps = {
   store: Pick<Store, 'sql' | 'jobs'>;
   living: Pick<Living, 'apns' | 'googleApi' | 'tokenKey' | 'barcodeKey'>;
 };
-
-/** Reasons of a 400 that say the request itself is bad: retrying will not change the answer (a bad token is 'gone'). */
-const HOPELESS_REASONS = new Set(['MissingDeviceToken']);
 
 /** The queue's handlers of a pass change: the fan-out, each device's push, the Google object's sync. */
 export const changeTasks = (deps: ChangeJobsDeps): TaskList => ({

@@ -22,7 +22,7 @@ import { googleLinkedSerialsOfProgram } from '../db/passes';
 import { type BatchRegistration, devicesOfProgramBetween, registrationsAmong } from '../db/registrations';
 import type { Store } from '../db/store';
 import { type BatchDevice, findBatch, findUpdateProgress, planUpdate, recordBatch, type UpdateProgress } from '../db/updates';
-import type { ApnsClient, PushOutcome } from '../passes/apns';
+import { type ApnsClient, HOPELESS_REASONS, type PushOutcome } from '../passes/apns';
 import { GOOGLE_OBJECT_SYNC_JOB } from '../passes/change-jobs';
 import { GOOGLE_MESSAGE_JOB, type GoogleMessagePayload } from '../passes/google-messages';
 import { type JobContext, PermanentJobFailure, type TaskList } from '../queue';
@@ -99,9 +99,6 @@ async function enqueueGoogleJobs(deps: FanOutDeps, update: UpdateProgress, messa
     after = serials[serials.length - 1] as string;
   }
 }
-
-/** Reasons of a 400 that say the request itself is bad: pushing it again will not change the answer. */
-const HOPELESS_REASONS = new Set(['MissingDeviceToken']);
 
 async function runBatch(deps: FanOutDeps, payload: BatchPayload, { signal, log }: JobContext): Promise<void> {
   const { sql, jobs } = deps.store;
