@@ -38,7 +38,7 @@ import { TestWallet } from '../test/support/wallet';
 import { Wallets } from './support/bench-wallets';
 import { createScratchDatabase } from './support/scratch-database';
 import { insertPasses } from './support/seed-passes';
-import { type Runner, ServerProcess, sleep } from './support/server-process';
+import { postgresCpuMs, type Runner, ServerProcess, sleep } from './support/server-process';
 
 const SHORT = process.argv.includes('--short');
 const CPU_PROFILE = process.argv.includes('--cpu-prof');
@@ -74,6 +74,10 @@ type Row = {
   requests: number;
   /** The server's CPU time per request: steadier than req/s on a shared machine. */
   cpuMs: number;
+  /** A local PostgreSQL server's CPU time per request (0 on the embedded database). */
+  postgresCpuMs: number;
+  /** The load generator's own CPU time per request (this process). */
+  loadCpuMs: number;
 };
 type Memory = { run: string; warm: number; afterClaims: number; claims: number };
 
@@ -98,6 +102,8 @@ type Load = {
 async function drive(server: ServerProcess, load: Load): Promise<Omit<Row, 'run' | 'endpoint'>> {
   const seconds = load.seconds ?? PHASE_SECONDS;
   const cpuBefore = server.cpuMs();
+  const postgresBefore = postgresCpuMs();
+  const loadBefore = process.cpuUsage();
   const started = performance.now();
   let lastAnswer = started;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -134,6 +140,11 @@ async function drive(server: ServerProcess, load: Load): Promise<Omit<Row, 'run'
     errors: result.errors + result.non2xx,
     requests,
     cpuMs: (server.cpuMs() - cpuBefore) / Math.max(1, requests),
+    postgresCpuMs: (postgresCpuMs() - postgresBefore) / Math.max(1, requests),
+    loadCpuMs: (() => {
+      const used = process.cpuUsage(loadBefore);
+      return (used.user + used.system) / 1000 / Math.max(1, requests);
+    })(),
   };
 }
 
@@ -452,6 +463,8 @@ function bothHalves(halves: Phase[]): Phase {
     errors: halves.reduce((sum, half) => sum + half.errors, 0),
     requests,
     cpuMs: halves.reduce((sum, half) => sum + half.cpuMs * half.requests, 0) / Math.max(1, requests),
+    postgresCpuMs: halves.reduce((sum, half) => sum + half.postgresCpuMs * half.requests, 0) / Math.max(1, requests),
+    loadCpuMs: halves.reduce((sum, half) => sum + half.loadCpuMs * half.requests, 0) / Math.max(1, requests),
   };
 }
 
@@ -959,11 +972,11 @@ async function benchCheckIns(): Promise<void> {
     `\nwallet-pass-claim check-in benchmark${SHORT ? ' (short)' : ''}: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.versions.node}`,
   );
   console.log(`${CONNECTIONS} connections, ${PHASE_SECONDS} s, ${CHECK_IN_PASSES} passes, rule once\n`);
-  console.log('| database | check-ins/s | p50 ms | p99 ms | max ms | errors | admitted | server CPU ms/req |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| database | check-ins/s | p50 ms | p99 ms | max ms | errors | admitted | CPU ms/req: server | PostgreSQL | load generator |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     console.log(
-      `| ${row.run} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} | ${row.admitted} | ${fixed(row.cpuMs, 2)} |`,
+      `| ${row.run} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${fixed(row.max)} | ${row.errors} | ${row.admitted} | ${fixed(row.cpuMs, 2)} | ${fixed(row.postgresCpuMs, 2)} | ${fixed(row.loadCpuMs, 2)} |`,
     );
   }
   const goal = (met: boolean, text: string) => console.log(`${met ? 'met    ' : 'NOT MET'}  ${text}`);

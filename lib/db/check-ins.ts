@@ -85,7 +85,12 @@ export async function admitAll(jobs: Jobs, db: Queryable, attempts: AdmissionAtt
         ), pass as (
           select a.i, a.door, a.now, a.unique_key, a.not_eligible, p.serial_number, p.program, p.public_key, p.status, p.void_reason, g.check_in,
             coalesce(p.expires_at, (g.design->>'expirationDate')::timestamptz) as expires_at
-          from attempt a join passes p on p.serial_number = a.serial join programs g on g.slug = p.program
+          -- One primary-key probe per attempt, whatever the table's size. Joined plainly, the planner
+          -- guesses 100 attempts and hashes the whole passes table for a batch of a dozen. LIMIT
+          -- keeps the subquery from being flattened back into that join.
+          from attempt a
+          cross join lateral (select * from passes p where p.serial_number = a.serial limit 1) p
+          join programs g on g.slug = p.program
         ), verdict as (
           select pass.*, ${ADMISSION_KEY('pass.check_in', 'pass.now', 'pass.unique_key')} as admission_key,
             case

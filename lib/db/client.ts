@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { ensurePrivateDir, restrictTree } from './data-dir';
+import { isStalePlan, PreparedNames } from './prepared';
 import * as schema from './schema';
 
 export type Database = {
@@ -168,10 +169,24 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     await pool.end().catch(() => {});
     throw new DatabaseOpenError(`DATABASE_URL: cannot prepare the database (${describe(error)})`);
   }
+  const prepared = new PreparedNames();
+  const query = async <Row>(text: string, params?: unknown[]): Promise<Row[]> => {
+    // Without parameters, node-postgres uses the simple protocol, which allows several statements in one text: never named.
+    const name = params?.length ? prepared.nameOf(text) : undefined;
+    return (await pool.query({ text, values: params, ...(name ? { name } : {}) })).rows as Row[];
+  };
   return {
     kind: 'postgres',
     concurrency: options.poolSize,
-    query: async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as Row[],
+    query: async <Row>(text: string, params?: unknown[]) => {
+      try {
+        return await query<Row>(text, params);
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        prepared.forgetAll();
+        return query<Row>(text, params);
+      }
+    },
     ping: async () => {
       await pool.query('select 1');
     },

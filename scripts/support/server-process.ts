@@ -4,7 +4,7 @@
 // Started as `node --import tsx server.ts` rather than through the `tsx` wrapper, so that the pid
 // we signal (SIGTERM, SIGKILL, SIGSTOP) is the server itself and not a parent relaying to it.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { scratchDataDir } from './scratch-database';
@@ -225,6 +225,26 @@ export function processCpuMs(pid: number | undefined): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/**
+ * CPU time of every process named `postgres` on this machine, in ms: a local PostgreSQL server's
+ * share of a benchmark (backends that exit during it take their share with them).
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
 
 export async function acceptsConnections(port: number, timeoutMs: number): Promise<void> {
