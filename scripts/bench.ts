@@ -930,11 +930,13 @@ async function benchCheckInsOn(name: string, databaseUrl?: string): Promise<Row 
   const wallets = new Wallets();
   wallets.grow(1);
   const operator = wallets.fresh();
+  const profileDir = CPU_PROFILE ? mkdtempSync(path.join(tmpdir(), 'wpc-bench-')) : undefined;
   const server = await ServerProcess.start(
     PORT,
     { RATE_LIMIT_PER_MINUTE: '0', OPERATOR_WALLETS: operator, LOG_LEVEL: 'warn', ...(database ? { DATABASE_URL: database.url } : {}) },
-    { runner: 'server', timeoutMs: 180_000 },
+    { runner: 'server', timeoutMs: 180_000, nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] },
   );
+  if (profileDir) console.log(`CPU profile of ${name}: ${profileDir}`);
   try {
     progress(`${name}: claiming ${CHECK_IN_PASSES} passes`);
     const issued: Issued[] = [];

@@ -1,0 +1,1 @@
+CREATE INDEX "check_ins_serial_number_checked_in_at_idx" ON "check_ins" USING btree ("serial_number","checked_in_at");
