@@ -13,7 +13,7 @@
 // with a light claim load alongside; it also measures getProgramAccounts against the batched reads,
 // and, with SOLANA_WS_URL on the PubSub stand-in, how soon a transfer made mid-round voids its pass.
 // `--check-ins` drives POST /api/v1/operator/check-ins at 50 connections over 10,000 claimed passes
-// (`--short`: 1,000), embedded and, with DATABASE_URL, on PostgreSQL.
+// (`--short`: 1,000; `--passes N`: N), embedded and, with DATABASE_URL, on PostgreSQL.
 //
 // Claims are pre-signed: the init phase collects messages for fresh wallets (one pass per wallet,
 // so every claim is a 201), more are issued untimed until there are enough, all are signed, and
@@ -907,7 +907,8 @@ async function measureProgramAccounts(rpc: SolanaRpcStandIn, mint: string): Prom
 // one HMAC-SHA256 of a few dozen bytes (microseconds) and nothing else.
 
 const CHECK_INS = process.argv.includes('--check-ins');
-const CHECK_IN_PASSES = Math.min(MAX_CLAIMS, SHORT ? 1_000 : 10_000);
+/** `--passes N`: passes to check in (more than a phase admits makes every request an admission). */
+const CHECK_IN_PASSES = Number(argValue('--passes') ?? Math.min(MAX_CLAIMS, SHORT ? 1_000 : 10_000));
 
 /** Every pass's serial number, through the operator pass list (200 a page). */
 async function serialNumbers(server: ServerProcess, token: string): Promise<string[]> {
