@@ -5,6 +5,7 @@ import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { Store } from './db/store';
+import { upkeep } from './db/upkeep';
 import { createChainReader } from './eligibility/chain';
 import { EligibilityChecker } from './eligibility/checker';
 import { startRechecks } from './eligibility/recheck';
@@ -105,12 +106,20 @@ export async function createServices(config: Config, { clock = systemClock }: Se
   const limiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix }, log);
 
   // Expired messages are deleted on a timer so an init flood cannot grow the database for ever.
+  // On the embedded database, which has no autovacuum, the same timer does its work (upkeep.ts).
   const purge = async () => {
     try {
       const deleted = await store.purgeMessagesExpiredBefore(new Date(clock.now() - EXPIRED_GRACE_MS));
       if (deleted > 0) log.info({ event: 'messages_purged', deleted }, 'purged expired sign-in messages');
     } catch (error) {
       log.warn({ event: 'purge_failed', err: (error as Error).message }, 'could not purge expired messages');
+    }
+    if (store.kind !== 'pglite') return;
+    try {
+      const done = await upkeep(store.sql);
+      if (done.analyzed.length > 0 || done.vacuumed.length > 0) log.info({ event: 'database_upkeep', ...done }, 'vacuumed and analyzed the embedded database');
+    } catch (error) {
+      log.warn({ event: 'upkeep_failed', err: (error as Error).message }, 'could not vacuum or analyze the embedded database');
     }
   };
   const purgeTimer = setInterval(purge, PURGE_INTERVAL_MS);
