@@ -45,7 +45,14 @@ const claimOf = (message: NewMessage): PassClaim => ({
   publicKey: message.publicKey,
   now,
   onCreated: [],
-  newPass: { serialNumber: asSerialNumber(crypto.randomUUID()), downloadIdHash: hex(), publicKey: message.publicKey, program: 'default', walletType: 'apple', claimedAt: now },
+  newPass: {
+    serialNumber: asSerialNumber(crypto.randomUUID()),
+    downloadIdHash: hex(),
+    publicKey: message.publicKey,
+    program: 'default',
+    walletType: 'apple',
+    claimedAt: now,
+  },
 });
 
 const attemptOf = (serialNumber: string): AdmissionAttempt => ({
@@ -107,7 +114,9 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log(`\nwallet-pass-claim statement benchmark: ${now.toISOString().slice(0, 10)}, PostgreSQL ${(await pool.query('show server_version')).rows[0].server_version}`);
+    console.log(
+      `\nwallet-pass-claim statement benchmark: ${now.toISOString().slice(0, 10)}, PostgreSQL ${(await pool.query('show server_version')).rows[0].server_version}`,
+    );
     console.log(`\nUnder statistics of empty tables (${MESSAGES} messages, ${CLAIMED} passes), one batch of ${LARGEST_BATCH}:`);
     console.log(`  claim statement      ${staleClaim.toFixed(1)} ms`);
     console.log(`  admission statement  ${staleAdmission.toFixed(1)} ms`);
