@@ -50,8 +50,8 @@ export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]
          -- of the table's size: statistics taken while a table was empty (the embedded database's
          -- first, or autovacuum's after a purge) had it scan 60,000 messages once per claim, 13 s
          -- for a batch of 500. LIMIT keeps each probe from being flattened into such a join.
-         select i.* from input i
-         cross join lateral (select * from sign_in_messages m where m.nonce_hash = i.nonce_hash limit 1) m
+         select i.*, m.ctid as message_row from input i
+         cross join lateral (select ctid, * from sign_in_messages m where m.nonce_hash = i.nonce_hash limit 1) m
          where m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
            and m.purpose = 'claim' -- a message issued for an operator session never claims a pass
            and (i.exact_text is null or m.message = i.exact_text)
@@ -77,25 +77,30 @@ export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]
          -- Fresh claims past their program's supply: their messages stay unused.
          select f.nonce_hash from fresh f join granted g on g.slug = f.program where f.n > g.grant
        ), used as (
-         update sign_in_messages m set used_at = i.at
-         from input i
-         where m.nonce_hash = any($1::text[]) and m.nonce_hash = i.nonce_hash and m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at
+         -- The row the probe above found, by its address (a TID scan, whatever the statistics). Its
+         -- conditions are checked again on the row as it is when locked: a concurrent claim that used
+         -- it first leaves a newer version at another address, which this update then skips.
+         update sign_in_messages m set used_at = u.at
+         from usable u
+         where m.ctid = u.message_row and m.nonce_hash = u.nonce_hash and m.public_key = u.public_key and m.used_at is null and m.expires_at > u.at
            and m.purpose = 'claim'
-           and (i.exact_text is null or m.message = i.exact_text)
-           and i.nonce_hash not in (select nonce_hash from refused)
+           and (u.exact_text is null or m.message = u.exact_text)
+           and u.nonce_hash not in (select nonce_hash from refused)
          returning m.nonce_hash, m.public_key
        ), locked as (
          -- In key order, as the inits' statement locks them: a batch of claims and a batch of
          -- inits of the same keys never wait for each other in a cycle (a deadlock, answered 503).
-         select w.public_key from wallet_pending w
-         where w.public_key = any($2::text[]) and w.public_key in (select public_key from used)
-         order by w.public_key for update
+         -- One probe per key, taken in that order.
+         select w.public_key, w.ctid as pending_row
+         from (select distinct public_key from used order by public_key) k
+         cross join lateral (select w.public_key, w.ctid from wallet_pending w where w.public_key = k.public_key limit 1 for update) w
        ), freed as (
-         -- A used message is no longer pending: its key may be issued another.
+         -- A used message is no longer pending: its key may be issued another. The row is locked
+         -- above, so its address holds until this statement commits.
          update wallet_pending w set pending = w.pending - u.nonces
          from (select public_key, array_agg(nonce_hash) as nonces from used group by public_key) u
          join locked l on l.public_key = u.public_key
-         where w.public_key = any($2::text[]) and w.public_key = u.public_key
+         where w.ctid = l.pending_row and w.public_key = u.public_key
        ), changed as (
          insert into passes (serial_number, download_id_hash, public_key, program, wallet_type, claimed_at, updated_at)
          select i.serial_number, i.download_id_hash, i.public_key, i.program, i.wallet_type, i.at, i.at
