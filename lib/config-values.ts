@@ -63,27 +63,22 @@ function readTextFile(file: string): string | undefined {
   }
 }
 
-/** An http(s) URL. The message never repeats the value: URLs of RPC providers carry API keys. */
-export const httpUrl = (example: string) =>
+/** A URL of one of `protocols`, named `kind` in the message, which never repeats the value: URLs of RPC providers carry API keys. */
+const urlOf = (protocols: string[], kind: string) => (example: string) =>
   z.string().transform((value, ctx) => {
     const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      ctx.addIssue({ code: 'custom', message: `must be an http:// or https:// URL such as ${example}` });
+    if (!url || !protocols.includes(url.protocol)) {
+      ctx.addIssue({ code: 'custom', message: `must be ${kind} such as ${example}` });
       return '';
     }
     return url.href;
   });
 
+/** An http(s) URL. */
+export const httpUrl = urlOf(['http:', 'https:'], 'an http:// or https:// URL');
+
 /** A WebSocket URL (ws:// or wss://), as RPC providers publish their PubSub endpoints. */
-export const wsUrl = (example: string) =>
-  z.string().transform((value, ctx) => {
-    const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
-    if (!url || (url.protocol !== 'ws:' && url.protocol !== 'wss:')) {
-      ctx.addIssue({ code: 'custom', message: `must be a ws:// or wss:// URL such as ${example}` });
-      return '';
-    }
-    return url.href;
-  });
+export const wsUrl = urlOf(['ws:', 'wss:'], 'a ws:// or wss:// URL');
 
 /**
  * OPERATOR_WALLETS: comma-separated addresses, duplicates dropped. A bad entry is named by its

@@ -47,9 +47,10 @@ export async function claimPasses(jobs: Jobs, db: Queryable, claims: PassClaim[]
        ), usable as (
          -- The claims whose message the update below would use (read first: the supply is granted before it).
          -- Every read of a table here is a probe of one of its indexes, whatever the planner believes
-         -- of the table's size: statistics taken while a table was empty (the embedded database's
-         -- first, or autovacuum's after a purge) had it scan 60,000 messages once per claim, 13 s
-         -- for a batch of 500. LIMIT keeps each probe from being flattened into such a join.
+         -- of the table's size: statistics taken when a table held a handful of rows (autovacuum's
+         -- after a purge; the embedded database's before lib/db/upkeep.ts) had it scan 60,000
+         -- messages once per claim, 13 s for a batch of 500 (docs/benchmarks.md). LIMIT keeps each
+         -- probe from being flattened back into such a join.
          select i.*, m.ctid as message_row from input i
          cross join lateral (select ctid, * from sign_in_messages m where m.nonce_hash = i.nonce_hash limit 1) m
          where m.public_key = i.public_key and m.used_at is null and m.expires_at > i.at

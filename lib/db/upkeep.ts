@@ -49,7 +49,8 @@ export async function upkeep(db: Queryable): Promise<UpkeepDone> {
     const vacuum = needsVacuum(table);
     const analyze = needsAnalyze(table);
     if (!vacuum && !analyze) continue;
-    await db.query(`${vacuum ? 'vacuum' : ''}${vacuum && analyze ? ' (analyze)' : analyze ? 'analyze' : ''} ${identifier(table.table)}`);
+    const command = vacuum && analyze ? 'vacuum (analyze)' : vacuum ? 'vacuum' : 'analyze';
+    await db.query(`${command} ${identifier(table.table)}`);
     if (vacuum) done.vacuumed.push(table.table);
     if (analyze) done.analyzed.push(table.table);
     await new Promise<void>((resolve) => setImmediate(resolve));
