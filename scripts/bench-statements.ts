@@ -11,6 +11,7 @@
 //   against unnamed ones (parsed and planned at every call), batches of 14, in alternating rounds.
 // Figures to read, never asserted.
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import pg from 'pg';
 import { type AdmissionAttempt, admitAll } from '../lib/db/check-ins';
 import { claimPasses, type PassClaim } from '../lib/db/claims';
@@ -19,7 +20,7 @@ import { Jobs } from '../lib/db/jobs';
 import { insertMessages, type NewMessage } from '../lib/db/messages';
 import type { Queryable } from '../lib/db/sql';
 import { asSerialNumber } from '../lib/passes/ids';
-import { createScratchDatabase, scratchDataDir } from './support/scratch-database';
+import { createScratchDatabase } from './support/scratch-database';
 
 const MESSAGES = 60_000;
 const CLAIMED = 40_000;
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
   const adminUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('set DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server, e.g. postgres://127.0.0.1:5432/test');
   const scratch = await createScratchDatabase(adminUrl);
-  const named = await openDatabase({ dataDir: scratchDataDir(), databaseUrl: scratch.url, poolSize: 2, timeoutMs: 120_000 });
+  const named = await openDatabase({ dataDir: tmpdir() /* unused on PostgreSQL */, databaseUrl: scratch.url, poolSize: 2, timeoutMs: 120_000 });
   const pool = new pg.Pool({ connectionString: withDefaultUser(scratch.url), max: 2 });
   const unnamed: Queryable = { query: async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as Row[] };
   try {

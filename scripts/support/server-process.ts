@@ -217,14 +217,10 @@ function assertBuilt(): void {
   }
 }
 
-/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
 /** CPU time process `pid` has used so far (user + system), in milliseconds; NaN off Linux. */
 export function processCpuMs(pid: number | undefined): number {
   if (!existsSync(`/proc/${pid}/stat`)) return Number.NaN; // not Linux
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return cpuMsOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /**
@@ -237,9 +233,7 @@ export function postgresCpuMs(): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      if (stat.includes('(postgres)')) total += cpuMsOf(stat);
     } catch {
       // The process ended between the listing and the read.
     }
@@ -247,6 +241,13 @@ export function postgresCpuMs(): number {
   return total;
 }
 
+/** utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux), as ms. */
+function cpuMsOf(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
 export async function acceptsConnections(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -2,10 +2,11 @@
 // A rolling upgrade is where that could show: another instance migrates a table, and a statement
 // this instance prepared before returns a different row type, which PostgreSQL refuses ("cached
 // plan must not change result type"). The instance must keep answering, with the new columns.
+import { tmpdir } from 'node:os';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '@/lib/db/client';
-import { createScratchDatabase, scratchDataDir } from '@/scripts/support/scratch-database';
+import { createScratchDatabase } from '@/scripts/support/scratch-database';
 import { testPool } from './support/invariants';
 import { missingEnv, requireService } from './support/requirements';
 
@@ -18,7 +19,7 @@ describe('prepared statements on PostgreSQL', () => {
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
-    database = await openDatabase({ dataDir: scratchDataDir(), databaseUrl: scratch.url, poolSize: 2, timeoutMs: 5_000 });
+    database = await openDatabase({ dataDir: tmpdir() /* unused on PostgreSQL */, databaseUrl: scratch.url, poolSize: 2, timeoutMs: 5_000 });
     other = testPool(scratch.url);
     await other.query('create table gauges (id int primary key, reading int)');
     await other.query('insert into gauges values (1, 10), (2, 20)');
